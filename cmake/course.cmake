@@ -1,0 +1,33 @@
+# Helpers shared by every folder of the course.
+
+# transpose_add_tests(<target>)
+#   Registers every GoogleTest test of <target> with CTest, one process per test, labelled by
+#   name: a test whose full name contains "Cpu" is labelled `cpu` (runs anywhere), one that
+#   contains "Large" is labelled `gpu;large` (needs many gigabytes of device memory), every other
+#   one is labelled `gpu`. GPU tests skip themselves, with the reason, where there is no device.
+function(transpose_add_tests target)
+  gtest_discover_tests(${target} TEST_FILTER "*Cpu*"
+    PROPERTIES LABELS cpu DISCOVERY_TIMEOUT 60)
+  gtest_discover_tests(${target} TEST_FILTER "-*Cpu*:*Large*"
+    PROPERTIES LABELS gpu DISCOVERY_TIMEOUT 60)
+  gtest_discover_tests(${target} TEST_FILTER "*Large*-*Cpu*"
+    PROPERTIES LABELS "gpu;large" DISCOVERY_TIMEOUT 60)
+endfunction()
+
+# transpose_add_step()
+#   Called from steps/NN_name/CMakeLists.txt. Builds the lesson's binary `stepNN` from main.cu and
+#   its test `stepNN_test` from test.cu, both against the shared harness in common/.
+#   Extra source files of the step may follow: transpose_add_step(extra.cu ...).
+function(transpose_add_step)
+  get_filename_component(_folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+  string(SUBSTRING ${_folder} 0 2 _nn)
+  set(_name step${_nn})
+  add_executable(${_name} main.cu ${ARGN})
+  target_link_libraries(${_name} PRIVATE transpose_common)
+  target_include_directories(${_name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+
+  add_executable(${_name}_test test.cu ${ARGN})
+  target_link_libraries(${_name}_test PRIVATE transpose_testing)
+  target_include_directories(${_name}_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  transpose_add_tests(${_name}_test)
+endfunction()

@@ -1,0 +1,217 @@
+#include "harness.cuh"
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <new>
+
+#include "check.cuh"
+#include "device_buffer.cuh"
+#include "device_info.hpp"
+#include "host_data.hpp"
+#include "references.cuh"
+#include "report.hpp"
+#include "timer.cuh"
+
+namespace course {
+
+cudaError_t run_poisoned(const Variant& v, const Problem& p, const void* in, void* out,
+                         std::size_t out_bytes, std::size_t offset) {
+  CUDA_CHECK(cudaMemset(out, kPoisonByte, out_bytes));
+  char* matrix = static_cast<char*>(out) + offset;
+  if (v.in_place) {
+    CUDA_CHECK(cudaMemcpy(matrix, in, p.bytes(), cudaMemcpyDeviceToDevice));
+  }
+  const cudaError_t status = v.launch(p, v.in_place ? matrix : in, matrix, nullptr);
+  if (status == cudaErrorInvalidValue) {
+    cudaGetLastError();  // a refused shape: nothing was launched
+    return status;
+  }
+  CUDA_CHECK(status);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return cudaSuccess;
+}
+
+namespace {
+
+std::unique_ptr<std::uint8_t[]> host_bytes(std::size_t n) {
+  std::unique_ptr<std::uint8_t[]> p(new (std::nothrow) std::uint8_t[n ? n : 1]);
+  if (!p) {
+    throw UsageError("not enough host memory: " + std::to_string(n >> 20) + " MiB needed");
+  }
+  return p;
+}
+
+std::string gib(std::size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1 << 30));
+  return buf;
+}
+
+int run(const StepInfo& step, const Options& opt, const VariantList& make_variants) {
+  const Problem& p = opt.problem;
+  std::string why;
+  if (!cuda_device_available(&why)) {
+    std::cerr << step.binary << ": a CUDA device is needed to run the kernels (" << why << ")\n";
+    return kExitCudaError;
+  }
+  if (!opt.csv.empty() && !std::ofstream(opt.csv, std::ios::app)) {
+    throw UsageError("--csv: cannot write '" + opt.csv + "'");
+  }
+  // Refuse what cannot fit before allocating anything: an input and an output buffer.
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t needed = 2 * p.bytes();
+  if (needed > free_bytes) {
+    throw UsageError("--rows x --cols: " + p.describe() + " needs " + gib(needed) +
+                     " of device memory, " + gib(free_bytes) + " is free");
+  }
+
+  Report report;
+  report.step = step.binary;
+  report.title = step.title;
+  report.problem = p;
+  report.device = query_device();
+
+  std::vector<Variant> variants;
+  for (Variant& v : make_variants(opt)) {
+    if (opt.only.empty() || v.name.find(opt.only) != std::string::npos) {
+      variants.push_back(std::move(v));
+    }
+  }
+  if (variants.empty()) throw UsageError("--only: no kernel of " + step.binary + " matches '" + opt.only + "'");
+
+  // Inputs: fresh bit patterns, and the CPU's answer to compare with.
+  const std::uint64_t seed = opt.seed_given ? opt.seed : fresh_seed();
+  std::cerr << "preparing " << p.describe() << " (seed " << seed << ")...\n";
+  auto h_in = host_bytes(p.bytes());
+  fill_pattern(p.type, h_in.get(), p.elements(), seed);
+  std::unique_ptr<std::uint8_t[]> h_ref, h_out;
+  if (opt.verify) {
+    h_ref = host_bytes(p.bytes());
+    h_out = host_bytes(p.bytes());
+    cpu_transpose(p, h_in.get(), h_ref.get());
+  }
+  DeviceBuffer d_in(p.bytes()), d_out(p.bytes());
+  CUDA_CHECK(cudaMemcpy(d_in.get(), h_in.get(), p.bytes(), cudaMemcpyHostToDevice));
+  h_in.reset();
+
+  auto timed_row = [&](const std::string& kernel, const std::string& block,
+                       const std::string& tile, const std::function<void(cudaStream_t)>& fn) {
+    ResultRow row{kernel, block, tile};
+    const Timing t = time_runs(fn, opt.warmup, opt.reps);
+    row.median_ms = t.median_ms;
+    row.min_ms = t.min_ms;
+    return row;
+  };
+  bool failed = false, any_ran = false;
+  auto check = [&](ResultRow* row) {
+    if (!opt.verify) {
+      row->verified = "skipped";
+      return;
+    }
+    CUDA_CHECK(cudaMemcpy(h_out.get(), d_out.get(), p.bytes(), cudaMemcpyDeviceToHost));
+    const VerifyResult v = verify_transpose(p, h_ref.get(), h_out.get());
+    row->verified = v.ok ? "yes" : "FAILED";
+    if (!v.ok) {
+      std::cerr << step.binary << ": " << row->kernel << ": " << v.message << "\n";
+      failed = true;
+    }
+  };
+
+  // Poison, run once, compare; then time. In place, each timed run transposes the buffer again,
+  // which is a valid transpose because in-place kernels take square matrices.
+  auto measure = [&](const Variant& v) {
+    ResultRow row{v.name, v.block, v.tile};
+    if (run_poisoned(v, p, d_in.get(), d_out.get(), p.bytes(), 0) != cudaSuccess) {
+      row.verified = "refused";
+      return row;
+    }
+    check(&row);
+    const void* src = v.in_place ? d_out.get() : d_in.get();
+    const Timing t = time_runs(
+        [&](cudaStream_t s) { CUDA_CHECK(v.launch(p, src, d_out.get(), s)); }, opt.warmup, opt.reps);
+    row.median_ms = t.median_ms;
+    row.min_ms = t.min_ms;
+    return row;
+  };
+
+  // The copy ceiling: the faster of the two copies, measured here, on these buffers.
+  const std::size_t n = p.bytes();
+  std::cerr << "timing the copy ceiling...\n";
+  std::vector<ResultRow> refs;
+  refs.push_back(timed_row("copy: cudaMemcpy device to device", "-", "-", [&](cudaStream_t s) {
+    CUDA_CHECK(launch_memcpy(d_in.get(), d_out.get(), n, s));
+  }));
+  refs.push_back(timed_row("copy: float4 kernel", "256", "-", [&](cudaStream_t s) {
+    CUDA_CHECK(launch_copy_kernel(d_in.get(), d_out.get(), n, s));
+  }));
+  for (ResultRow& r : refs) r.verified = "-";
+  const double best_copy_ms = std::min(refs[0].median_ms, refs[1].median_ms);
+  report.copy_gbps = p.bytes_moved() / (best_copy_ms * 1e-3) / 1e9;
+
+  if (step.cublas_reference && cublas_has_type(p.type) && p.rows <= 0x7FFFFFFF &&
+      p.cols <= 0x7FFFFFFF) {
+    std::cerr << "timing cuBLAS geam...\n";
+    CublasTranspose cublas;
+    const Variant geam{std::string("cuBLAS ") + (p.type == ElemType::f32 ? "Sgeam" : "Dgeam"),
+                       "-", "-", [&](const Problem& q, const void* in, void* out, cudaStream_t s) {
+                         cublas.run(q, in, out, s);
+                         return cudaGetLastError();
+                       }};
+    refs.push_back(measure(geam));
+  }
+  for (ResultRow& r : refs) {
+    fill_rates(report, &r);
+    report.rows.push_back(r);
+  }
+
+  std::vector<std::string> refused;
+  for (const Variant& v : variants) {
+    std::cerr << "verifying and timing " << v.name << "...\n";
+    ResultRow row = measure(v);
+    if (row.verified == "refused") {
+      refused.push_back(v.name);
+    } else {
+      any_ran = true;
+      fill_rates(report, &row);
+    }
+    report.rows.push_back(row);
+  }
+
+  std::cout << "\n";
+  print_table(std::cout, report);
+  for (const std::string& name : refused) {
+    std::cout << "note: " << name << " does not support " << p.describe() << "\n";
+  }
+  if (!opt.csv.empty()) append_csv(opt.csv, report);
+  if (failed) return kExitVerifyFailed;
+  if (!any_ran) {
+    throw UsageError("--rows x --cols: no kernel of " + step.binary + " supports " + p.describe());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_step(int argc, char** argv, const StepInfo& step, const VariantList& variants) {
+  try {
+    const Options opt = parse_options(step, std::vector<std::string>(argv + 1, argv + argc));
+    if (opt.help) {
+      std::cout << usage(step);
+      return kExitOk;
+    }
+    return run(step, opt, variants);
+  } catch (const UsageError& e) {
+    std::cerr << step.binary << ": " << e.what() << "\n";
+    return kExitBadArgument;
+  } catch (const CudaError& e) {
+    std::cerr << step.binary << ": " << e.what() << "\n";
+    return kExitCudaError;
+  } catch (const std::bad_alloc&) {
+    std::cerr << step.binary << ": not enough host memory for " << "this size\n";
+    return kExitBadArgument;
+  }
+}
+
+}  // namespace course

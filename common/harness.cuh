@@ -1,0 +1,54 @@
+/// @file harness.cuh
+/// @brief The shared main() of every step: parse, check the device, verify, time, report.
+///
+/// A step describes itself (StepInfo) and lists its kernels (Variant); run_step does the rest, so
+/// that every step is verified and measured the same way:
+///   1. parse the command line (exit 2 on a bad argument, 0 after --help);
+///   2. find a CUDA device (exit 3 if none) and refuse sizes that do not fit in its free memory;
+///   3. fill the input with fresh bit patterns and transpose it on the CPU;
+///   4. time the copy ceiling (and cuBLAS where the step asks) on the same buffers;
+///   5. for each kernel: poison the output, run once, compare bit for bit (exit 1 on a mismatch),
+///      then time it;
+///   6. print the table, and append CSV rows with --csv.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "options.hpp"
+#include "problem.hpp"
+
+namespace course {
+
+/// A step's host launcher, in the form the harness calls: device pointers, the problem and a
+/// stream. It returns an error (cudaErrorInvalidValue) instead of launching on a shape it does
+/// not support, and otherwise the launch's status (cudaGetLastError).
+using LaunchFn =
+    std::function<cudaError_t(const Problem& p, const void* in, void* out, cudaStream_t stream)>;
+
+/// One kernel of a step, as a row of its table.
+struct Variant {
+  std::string name;       ///< "naive, coalesced read"
+  std::string block;      ///< "32x8"
+  std::string tile;       ///< "32x32", or "-"
+  LaunchFn launch;
+  bool in_place = false;  ///< launch(p, buf, buf): the output overwrites the input
+};
+
+/// Builds a step's kernels for the parsed options (most steps ignore the options).
+using VariantList = std::function<std::vector<Variant>(const Options&)>;
+
+/// Runs a step as described above and returns the process exit code.
+int run_step(int argc, char** argv, const StepInfo& step, const VariantList& variants);
+
+/// Runs @p v once on @p p: fills @p out_bytes bytes at @p out with the poison, copies the input
+/// into the output first for an in-place kernel, launches, and waits. The output region may be
+/// larger than the output (guard bands); the matrix starts at @p out + @p offset. Throws CudaError
+/// when the kernel fails; returns the launcher's status when it refuses the shape.
+cudaError_t run_poisoned(const Variant& v, const Problem& p, const void* in, void* out,
+                         std::size_t out_bytes, std::size_t offset);
+
+}  // namespace course

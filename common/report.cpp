@@ -1,0 +1,90 @@
+#include "report.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include "errors.hpp"
+
+namespace course {
+
+void fill_rates(const Report& report, ResultRow* row) {
+  row->gbps = row->median_ms > 0 ? report.problem.bytes_moved() / (row->median_ms * 1e-3) / 1e9 : 0;
+  row->pct_copy = report.copy_gbps > 0 ? 100.0 * row->gbps / report.copy_gbps : 0;
+  row->pct_peak = report.device.peak_gbps > 0 ? 100.0 * row->gbps / report.device.peak_gbps : 0;
+}
+
+void print_table(std::ostream& os, const Report& r) {
+  os << r.step << " - " << r.title << "\n"
+     << r.problem.describe() << ", " << std::fixed << std::setprecision(1)
+     << r.problem.bytes_moved() / 1e6 << " MB moved per transpose\n"
+     << r.device.name << ", driver " << r.device.driver << ", CUDA " << r.device.cuda << ", "
+     << r.device.sms << " SMs, " << r.device.l2_bytes / (1 << 20) << " MiB L2, peak "
+     << std::setprecision(0) << r.device.peak_gbps << " GB/s, copy ceiling " << r.copy_gbps
+     << " GB/s\n\n";
+  os << std::left << std::setw(40) << "kernel" << std::setw(8) << "block" << std::setw(8)
+     << "tile" << std::right << std::setw(11) << "median ms" << std::setw(10) << "min ms"
+     << std::setw(9) << "GB/s" << std::setw(8) << "% copy" << std::setw(8) << "% peak"
+     << "  verified\n";
+  os << std::string(113, '-') << "\n";
+  for (const ResultRow& row : r.rows) {
+    os << std::left << std::setw(40) << row.kernel << std::setw(8) << row.block << std::setw(8)
+       << row.tile << std::right;
+    if (row.verified == "refused") {
+      os << std::setw(11) << "-" << std::setw(10) << "-" << std::setw(9) << "-" << std::setw(8)
+         << "-" << std::setw(8) << "-";
+    } else {
+      os << std::setprecision(4) << std::setw(11) << row.median_ms << std::setw(10) << row.min_ms
+         << std::setprecision(0) << std::setw(9) << row.gbps << std::setprecision(1)
+         << std::setw(8) << row.pct_copy << std::setw(8) << row.pct_peak;
+    }
+    os << "  " << row.verified << "\n";
+  }
+  os.unsetf(std::ios::floatfield);
+}
+
+std::string csv_header() {
+  return "step,kernel,block,tile,type,rows,cols,batch,median_ms,min_ms,gbps,pct_copy,pct_peak,"
+         "verified,device,driver,cuda,date";
+}
+
+namespace {
+std::string quoted(const std::string& field) {
+  if (field.find_first_of(",\"\n") == std::string::npos) return field;
+  std::string q = "\"";
+  for (char c : field) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+}  // namespace
+
+std::string csv_rows(const Report& r) {
+  std::ostringstream s;
+  for (const ResultRow& row : r.rows) {
+    s << quoted(r.step) << ',' << quoted(row.kernel) << ',' << quoted(row.block) << ','
+      << quoted(row.tile) << ',' << elem_name(r.problem.type) << ',' << r.problem.rows << ','
+      << r.problem.cols << ',' << r.problem.batch << ',' << std::setprecision(6)
+      << row.median_ms << ',' << row.min_ms << ',' << std::fixed << std::setprecision(1)
+      << row.gbps << ',' << row.pct_copy << ',' << row.pct_peak << ',' << row.verified << ','
+      << quoted(r.device.name) << ',' << quoted(r.device.driver) << ',' << r.device.cuda << ','
+      << r.device.date << '\n';
+    s.unsetf(std::ios::floatfield);
+  }
+  return s.str();
+}
+
+void append_csv(const std::string& path, const Report& report) {
+  bool empty = true;
+  {
+    std::ifstream probe(path);
+    empty = !probe || probe.peek() == std::ifstream::traits_type::eof();
+  }
+  std::ofstream out(path, std::ios::app);
+  if (!out) throw UsageError("--csv: cannot write '" + path + "'");
+  if (empty) out << csv_header() << '\n';
+  out << csv_rows(report);
+  if (!out) throw UsageError("--csv: cannot write '" + path + "'");
+}
+
+}  // namespace course

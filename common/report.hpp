@@ -1,0 +1,55 @@
+/// @file report.hpp
+/// @brief One report format for every step, the benchmark and the plots: a terminal table and
+/// CSV rows with the same columns plus what identifies the run.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "device_info.hpp"
+#include "problem.hpp"
+
+namespace course {
+
+/// One measured kernel (or reference) of a run.
+struct ResultRow {
+  std::string kernel;    ///< "naive, coalesced read" or "copy: cudaMemcpy"
+  std::string block;     ///< threads per block, "32x8"; "-" for references
+  std::string tile;      ///< tile shape, "32x32"; "-" where there is none
+  double median_ms = 0;
+  double min_ms = 0;
+  double gbps = 0;       ///< bytes_moved / median, in 1e9 bytes per second
+  double pct_copy = 0;   ///< 100 x gbps / the copy ceiling of the same run
+  double pct_peak = 0;   ///< 100 x gbps / the theoretical peak
+  std::string verified;  ///< "yes", "FAILED", "skipped" (--no-verify) or "refused" (shape)
+};
+
+/// A whole run of one binary.
+struct Report {
+  std::string step;  ///< "step01"
+  std::string title;
+  Problem problem;
+  DeviceInfo device;
+  double copy_gbps = 0;  ///< the copy ceiling this run measured
+  std::vector<ResultRow> rows;
+};
+
+/// Fills gbps, pct_copy and pct_peak of @p row from its median time.
+void fill_rates(const Report& report, ResultRow* row);
+
+/// The table the binaries print: a title line, the device line and one line per row.
+void print_table(std::ostream& os, const Report& report);
+
+/// The CSV header: step,kernel,block,tile,type,rows,cols,batch,median_ms,min_ms,gbps,pct_copy,
+/// pct_peak,verified,device,driver,cuda,date
+std::string csv_header();
+
+/// The CSV lines of @p report (no header), fields quoted where they hold a comma or a quote.
+std::string csv_rows(const Report& report);
+
+/// Appends csv_rows to @p path, writing csv_header first when the file is new or empty.
+/// Throws UsageError when the file cannot be written.
+void append_csv(const std::string& path, const Report& report);
+
+}  // namespace course

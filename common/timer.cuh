@@ -1,0 +1,23 @@
+/// @file timer.cuh
+/// @brief Timing a kernel with CUDA events: warm-up, many repetitions, median and minimum.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <functional>
+
+namespace course {
+
+/// Milliseconds per run.
+struct Timing {
+  double median_ms = 0;
+  double min_ms = 0;
+};
+
+/// Runs @p launch @p warmup times untimed, then @p reps times, each between two CUDA events on
+/// @p stream, and returns the median and the minimum. Events time the GPU's work alone, not the
+/// host's launch overhead; the median resists the odd slow run that a mean would absorb.
+Timing time_runs(const std::function<void(cudaStream_t)>& launch, int warmup, int reps,
+                 cudaStream_t stream = nullptr);
+
+}  // namespace course
