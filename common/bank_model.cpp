@@ -80,7 +80,8 @@ std::string bank_map(const TileLayout& layout, int n, const std::string& name) {
   std::ostringstream s;
   s << name << " (" << n << "x" << n << " words): bank of each element; [ ] = column 0, which one"
     << " warp reads in the transposed read\n     ";
-  for (int c = 0; c < shown; ++c) s << std::setw(3) << c;
+  // Column 0 is 4 characters wide ("[ b]"), every other column 3 (" bb"): the digits line up.
+  for (int c = 0; c < shown; ++c) s << " " << std::setw(2) << c << (c == 0 ? " " : "");
   s << (n > shown ? " ..." : "") << "\n";
   for (int r = 0; r < shown; ++r) {
     s << std::setw(4) << r << " ";
@@ -88,9 +89,9 @@ std::string bank_map(const TileLayout& layout, int n, const std::string& name) {
       const int b = bank_of(layout(r, c));
       if (c == 0) {
         s << "[" << std::setw(2) << b << "]";
-        continue;
+      } else {
+        s << " " << std::setw(2) << b;
       }
-      s << (c == 1 ? "" : " ") << std::setw(2) << b;
     }
     s << (n > shown ? " ..." : "") << "\n";
   }

@@ -42,8 +42,9 @@ int conflict_degree(const std::vector<std::int64_t>& words);
 int row_read_degree(const TileLayout& layout, int n, int row);
 /// A warp reading column @p col: thread t reads (t, col), for t < min(32, n).
 int column_read_degree(const TileLayout& layout, int n, int col);
-/// The worst row_read_degree / column_read_degree over every row / column of the tile.
+/// The worst row_read_degree over every row of the tile.
 int worst_row_degree(const TileLayout& layout, int n);
+/// The worst column_read_degree over every column of the tile.
 int worst_column_degree(const TileLayout& layout, int n);
 
 /// True when, in every row, the n columns land on n distinct words of [row*n, row*n + n): the

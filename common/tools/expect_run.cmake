@@ -1,0 +1,11 @@
+# Runs EXE with the |-separated ARGS and checks its exit code (EXIT) and that its output,
+# stdout then stderr, matches REGEX. Used by the command-line tests of the tools.
+#   cmake -DEXE=... -DARGS="--tile|48" -DEXIT=2 -DREGEX="..." -P expect_run.cmake
+string(REPLACE "|" ";" ARGS "${ARGS}")
+execute_process(COMMAND ${EXE} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT "${rc}" STREQUAL "${EXIT}")
+  message(FATAL_ERROR "${EXE} ${ARGS}: exit ${rc}, expected ${EXIT}\n${out}${err}")
+endif()
+if(NOT "${out}${err}" MATCHES "${REGEX}")
+  message(FATAL_ERROR "${EXE} ${ARGS}: output does not match '${REGEX}':\n${out}${err}")
+endif()

@@ -1,0 +1,107 @@
+// Step 05 - the coarsened tile: the same 32x32 swizzled tile as step 04, moved by fewer threads.
+// Since step 04: the block is 32 x BLOCK_ROWS threads instead of 32 x 32, and each thread loops
+// over TILE / BLOCK_ROWS rows of the tile (4 with the classic 32x8). A thread now has several
+// independent loads in flight before the barrier, and the per-tile work (the block's index
+// arithmetic, the barrier) is shared by more elements. BLOCK_ROWS is a template parameter, so one
+// table compares 32, 16, 8 and 4. A second change is optional: the order in which blocks pick
+// their tiles (BlockOrder), to measure the "diagonal" order older articles recommend.
+//
+//   make step05 && ./step05
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace step05 {
+
+constexpr int kTile = 32;
+
+// Element (row, col) of the tile is stored in column col ^ (row % 32): a permutation of each row,
+// and 32 different banks down each column (step 04).
+__host__ __device__ __forceinline__ int swizzle(int row, int col) { return col ^ (row % 32); }
+
+// Which tile a block transposes. Blocks are numbered in one dimension (bid = blockIdx.x), and the
+// hardware starts them roughly in that order.
+//   rows:     along each row of tiles, as a 2D grid would (tile row = bid / tiles_x).
+//   diagonal: down the diagonals of the tile grid: bid, bid+1, ... take tiles (k, j), (k+1, j+1),
+//             ..., so blocks running at the same time read from different column bands of the
+//             input and write to different row bands of the output. Against "partition
+//             camping" on GPUs whose DRAM channels were selected by plain address bits.
+enum class BlockOrder { rows, diagonal };
+
+struct TileCoord {
+  unsigned row, col;  // in tiles
+};
+
+// The diagonal order for ANY tiles_x x tiles_y grid: tile row = bid % tiles_y and tile column =
+// (bid / tiles_y + tile row) % tiles_x. It is a bijection: from (row, col), q = (col - row) mod
+// tiles_x and bid = q * tiles_y + row, the only block that maps there. (The short form seen in
+// old articles, row = blockIdx.x and col = (blockIdx.x + blockIdx.y) % gridDim.x, is only valid
+// for square grids.) The CPU test checks every grid up to 40 x 40 tiles.
+__host__ __device__ inline TileCoord tile_of_block(unsigned bid, unsigned tiles_x,
+                                                   unsigned tiles_y, BlockOrder order) {
+  if (order == BlockOrder::rows) return {bid / tiles_x, bid % tiles_x};
+  const unsigned row = bid % tiles_y;
+  return {row, (bid / tiles_y + row) % tiles_x};  // < tiles_x + tiles_y <= 2^31: no overflow
+}
+
+template <typename T, int TILE, int BLOCK_ROWS, BlockOrder ORDER>
+__global__ void __launch_bounds__(TILE * BLOCK_ROWS)
+transpose_coarsened(const T* __restrict__ in, T* __restrict__ out, std::int64_t rows,
+                    std::int64_t cols, unsigned tiles_x, unsigned tiles_y) {
+  static_assert(TILE % BLOCK_ROWS == 0, "each thread moves TILE / BLOCK_ROWS whole tile rows");
+  static_assert((TILE & (TILE - 1)) == 0, "the XOR stays inside a row only for a power of two");
+  __shared__ T tile[TILE][TILE];
+  const TileCoord t = tile_of_block(blockIdx.x, tiles_x, tiles_y, ORDER);
+  const std::int64_t row0 = static_cast<std::int64_t>(t.row) * TILE;
+  const std::int64_t col0 = static_cast<std::int64_t>(t.col) * TILE;
+  const int tx = threadIdx.x;
+
+  // Read: warp ty takes tile rows ty, ty + BLOCK_ROWS, ...; each pass is one coalesced row.
+  // The trip count is a constant, so the loop unrolls and all loads are issued before the
+  // first of them has to arrive.
+#pragma unroll
+  for (int j = 0; j < TILE; j += BLOCK_ROWS) {
+    const int y = threadIdx.y + j;
+    const std::int64_t r = row0 + y, c = col0 + tx;
+    if (r < rows && c < cols) tile[y][swizzle(y, tx)] = in[r * cols + c];
+  }
+
+  __syncthreads();
+
+  // Write: the tile's column y becomes output row col0 + y, coalesced along tx.
+#pragma unroll
+  for (int j = 0; j < TILE; j += BLOCK_ROWS) {
+    const int y = threadIdx.y + j;
+    const std::int64_t r = col0 + y, c = row0 + tx;  // output row (< cols), column (< rows)
+    if (r < cols && c < rows) out[r * rows + c] = tile[tx][swizzle(tx, y)];
+  }
+}
+
+// Blocks needed for a rows x cols matrix in TILE x TILE tiles, or 0 when the shape is empty or
+// the count passes gridDim.x's limit (2^31 - 1, far beyond any device memory).
+inline std::int64_t tile_blocks(std::int64_t rows, std::int64_t cols, int tile) {
+  if (rows < 1 || cols < 1) return 0;
+  const std::int64_t tiles_x = (cols + tile - 1) / tile, tiles_y = (rows + tile - 1) / tile;
+  constexpr std::int64_t kMaxBlocks = 0x7FFFFFFF;
+  return tiles_y > kMaxBlocks / tiles_x ? 0 : tiles_x * tiles_y;
+}
+
+// One 32 x BLOCK_ROWS block per 32x32 tile of the input, in the given block order.
+// cudaErrorInvalidValue, without launching, on an empty shape or one with more tiles than a grid
+// can hold.
+template <int BLOCK_ROWS, BlockOrder ORDER = BlockOrder::rows, typename T>
+cudaError_t transpose(const T* in, T* out, std::int64_t rows, std::int64_t cols,
+                      cudaStream_t stream = nullptr) {
+  const std::int64_t blocks = tile_blocks(rows, cols, kTile);
+  if (blocks == 0) return cudaErrorInvalidValue;
+  const auto tiles_x = static_cast<unsigned>((cols + kTile - 1) / kTile);
+  const auto tiles_y = static_cast<unsigned>((rows + kTile - 1) / kTile);
+  transpose_coarsened<T, kTile, BLOCK_ROWS, ORDER>
+      <<<static_cast<unsigned>(blocks), dim3(kTile, BLOCK_ROWS), 0, stream>>>(in, out, rows, cols,
+                                                                             tiles_x, tiles_y);
+  return cudaGetLastError();
+}
+
+}  // namespace step05
