@@ -22,8 +22,10 @@ class DeviceBuffer {
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  /// Takes @p other's memory; @p other is left empty.
   DeviceBuffer(DeviceBuffer&& other) noexcept
       : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+  /// Swaps memory with @p other, which frees this buffer's old memory when it is destroyed.
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
     std::swap(ptr_, other.ptr_);
     std::swap(bytes_, other.bytes_);

@@ -34,7 +34,7 @@ struct Variant {
   std::string name;       ///< "naive, coalesced read"
   std::string block;      ///< "32x8"
   std::string tile;       ///< "32x32", or "-"
-  LaunchFn launch;
+  LaunchFn launch;        ///< runs the kernel on a problem (see LaunchFn)
   bool in_place = false;  ///< launch(p, buf, buf): the output overwrites the input
 };
 

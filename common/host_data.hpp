@@ -36,7 +36,7 @@ void cpu_transpose(const Problem& p, const std::uint8_t* in, std::uint8_t* out);
 
 /// The outcome of a bitwise comparison.
 struct VerifyResult {
-  bool ok = true;
+  bool ok = true;       ///< every element matched, bit for bit (and no NaN)
   std::string message;  ///< empty when ok; else the first mismatch, with (row, col, expected, got)
 };
 

@@ -26,14 +26,14 @@ struct StepInfo {
   std::vector<ElemType> types = {ElemType::f32};  ///< supported element types; first is default
   bool supports_batch = false;   ///< false: --batch is refused by name
   bool cublas_reference = false; ///< true: print cuBLAS geam next to the copy ceiling
-  std::int64_t default_rows = 8192;
-  std::int64_t default_cols = 8192;
+  std::int64_t default_rows = 8192;  ///< --rows when not given
+  std::int64_t default_cols = 8192;  ///< --cols when not given
   std::vector<ExtraOption> extras;  ///< step-specific options with a fixed set of values
 };
 
 /// Parsed command line.
 struct Options {
-  Problem problem;
+  Problem problem;         ///< --rows, --cols, --batch and --type
   int reps = 50;           ///< timed repetitions per kernel; the median and min are reported
   int warmup = 5;          ///< untimed runs before timing
   std::string csv;         ///< append CSV rows here when not empty
@@ -41,7 +41,7 @@ struct Options {
   bool help = false;       ///< --help was given: print usage() and exit 0
   std::string only;        ///< run only the kernels whose name contains this text
   std::uint64_t seed = 0;  ///< input pattern seed; fresh unless --seed was given
-  bool seed_given = false;
+  bool seed_given = false; ///< --seed was given: `seed` holds it
   std::map<std::string, std::string> extra;  ///< values of the step's ExtraOptions
 
   /// The value of a step-specific option (its default when not given).

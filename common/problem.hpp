@@ -27,12 +27,14 @@ const std::vector<ElemType>& all_elem_types();
 /// One transpose: `batch` matrices of rows x cols, stored row-major and back to back, become
 /// `batch` matrices of cols x rows.
 struct Problem {
-  ElemType type = ElemType::f32;
-  std::int64_t rows = 8192;
-  std::int64_t cols = 8192;
-  std::int64_t batch = 1;
+  ElemType type = ElemType::f32;  ///< the element type
+  std::int64_t rows = 8192;       ///< rows of each input matrix
+  std::int64_t cols = 8192;       ///< columns of each input matrix
+  std::int64_t batch = 1;         ///< how many matrices
 
+  /// Elements of all the matrices together.
   std::int64_t elements() const { return rows * cols * batch; }
+  /// Bytes of all the matrices together (the input; the output is as large).
   std::size_t bytes() const { return static_cast<std::size_t>(elements()) * elem_size(type); }
   /// Bytes a transpose must move through memory: each element read once and written once.
   double bytes_moved() const { return 2.0 * static_cast<double>(bytes()); }

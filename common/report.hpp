@@ -17,8 +17,8 @@ struct ResultRow {
   std::string kernel;    ///< "naive, coalesced read" or "copy: cudaMemcpy"
   std::string block;     ///< threads per block, "32x8"; "-" for references
   std::string tile;      ///< tile shape, "32x32"; "-" where there is none
-  double median_ms = 0;
-  double min_ms = 0;
+  double median_ms = 0;  ///< the median of the timed runs
+  double min_ms = 0;     ///< the fastest timed run
   double gbps = 0;       ///< bytes_moved / median, in 1e9 bytes per second
   double pct_copy = 0;   ///< 100 x gbps / the copy ceiling of the same run
   double pct_peak = 0;   ///< 100 x gbps / the theoretical peak
@@ -28,11 +28,11 @@ struct ResultRow {
 /// A whole run of one binary.
 struct Report {
   std::string step;  ///< "step01"
-  std::string title;
-  Problem problem;
-  DeviceInfo device;
+  std::string title;  ///< the step's one-line title
+  Problem problem;    ///< what was transposed
+  DeviceInfo device;  ///< where it ran
   double copy_gbps = 0;  ///< the copy ceiling this run measured
-  std::vector<ResultRow> rows;
+  std::vector<ResultRow> rows;  ///< the references (copies, cuBLAS), then the step's kernels
 };
 
 /// Fills gbps, pct_copy and pct_peak of @p row from its median time.

@@ -9,8 +9,8 @@ namespace course {
 
 /// rows x cols of one test matrix.
 struct Shape {
-  std::int64_t rows;
-  std::int64_t cols;
+  std::int64_t rows;  ///< rows of the input matrix
+  std::int64_t cols;  ///< columns of the input matrix
 };
 
 /// Shapes that break a transpose that is only right for easy sizes: 1x1, a single row or column,

@@ -10,8 +10,8 @@ namespace course {
 
 /// Milliseconds per run.
 struct Timing {
-  double median_ms = 0;
-  double min_ms = 0;
+  double median_ms = 0;  ///< the median of the timed runs
+  double min_ms = 0;     ///< the fastest timed run
 };
 
 /// Runs @p launch @p warmup times untimed, then @p reps times, each between two CUDA events on
