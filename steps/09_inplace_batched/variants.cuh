@@ -1,0 +1,139 @@
+// The kernels of step 09 as the harness and the tests see them, one list per --mode:
+//   inplace          one square matrix in its own buffer      "in-place tile pairs ..."
+//   batched          B matrices, out of place                 "batched ..."
+//   inplace-batched  B square matrices, each in its own place "in-place batched ..."
+// Names start with those words so that a lesson table can pick a family by substring.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "batched.cuh"
+#include "errors.hpp"
+#include "groups.cuh"
+#include "harness.cuh"
+#include "inplace.cuh"
+
+namespace step09 {
+
+enum class Mode { inplace, batched, inplace_batched };
+
+/// The step's description for the shared parser: types f32 and f64, --batch, --mode.
+inline course::StepInfo info() {
+  course::StepInfo step;
+  step.binary = "step09";
+  step.title = "in-place and batched transposes";
+  step.description =
+      "In place: a square matrix is transposed in its own buffer, one block per pair of tiles\n"
+      "(i, j) and (j, i) of the upper triangle. Batched: many matrices stored back to back are\n"
+      "transposed in one launch, by tiles numbered across the batch or by whole small matrices\n"
+      "grouped per block. In-place modes take square matrices only (--rows = --cols).";
+  step.types = {course::ElemType::f32, course::ElemType::f64};
+  step.supports_batch = true;
+  step.cublas_reference = true;
+  step.extras = {{"mode",
+                  {"inplace", "batched", "inplace-batched"},
+                  "one square matrix in place; B matrices; B square matrices in place"}};
+  return step;
+}
+
+namespace detail {
+
+inline std::string square(int tile) { return std::to_string(tile) + "x" + std::to_string(tile); }
+
+/// Tile pairs, in place: one matrix (mode inplace) or a batch (the same kernel).
+template <typename T, int TILE, int ROWS>
+course::Variant pairs(const std::string& prefix) {
+  course::Variant v{prefix + " tile pairs " + square(TILE),
+                    std::to_string(TILE) + "x" + std::to_string(ROWS), square(TILE),
+                    [](const course::Problem& p, const void*, void* out, cudaStream_t s) {
+                      return transpose_inplace<T, TILE, ROWS>(static_cast<T*>(out), p.rows,
+                                                              p.cols, p.batch, s);
+                    }};
+  v.in_place = true;
+  return v;
+}
+
+template <typename T, int TILE, int ROWS>
+course::Variant tiles() {
+  return {"batched tiles " + square(TILE), std::to_string(TILE) + "x" + std::to_string(ROWS),
+          square(TILE), [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
+            return transpose_batched<T, TILE, ROWS>(static_cast<const T*>(in),
+                                                    static_cast<T*>(out), p.rows, p.cols,
+                                                    p.batch, s);
+          }};
+}
+
+/// Whole matrices per block; in place it takes square matrices only, like every in-place mode
+/// (the kernel itself would also do rectangular ones: see "What to try" in the lesson).
+template <typename T>
+course::Variant whole(bool in_place) {
+  course::Variant v{in_place ? "in-place batched whole matrices" : "batched whole matrices", "256",
+                    "-",
+                    [in_place](const course::Problem& p, const void* in, void* out,
+                               cudaStream_t s) {
+                      if (in_place && p.rows != p.cols) return cudaErrorInvalidValue;
+                      return transpose_grouped<T>(static_cast<const T*>(in), static_cast<T*>(out),
+                                                  p.rows, p.cols, p.batch, s);
+                    }};
+  v.in_place = in_place;
+  return v;
+}
+
+// f32 gets 64 x 64 tiles too (rows of 256 bytes); f64 has 256-byte rows at 32 x 32 already,
+// and two 64 x 64 f64 tiles would not fit in the 48 KB of static shared memory.
+template <typename T>
+std::vector<course::Variant> typed(Mode mode) {
+  if constexpr (sizeof(T) == 4) {
+    switch (mode) {
+      case Mode::inplace:
+        return {pairs<T, 32, 8>("in-place"), pairs<T, 64, 8>("in-place")};
+      case Mode::batched:
+        return {tiles<T, 64, 4>(), whole<T>(false)};
+      case Mode::inplace_batched:
+        return {pairs<T, 32, 8>("in-place batched"), pairs<T, 64, 8>("in-place batched"),
+                whole<T>(true)};
+    }
+  } else {
+    switch (mode) {
+      case Mode::inplace:
+        return {pairs<T, 32, 8>("in-place")};
+      case Mode::batched:
+        return {tiles<T, 32, 8>(), whole<T>(false)};
+      case Mode::inplace_batched:
+        return {pairs<T, 32, 8>("in-place batched"), whole<T>(true)};
+    }
+  }
+  return {};
+}
+
+}  // namespace detail
+
+/// The kernels of one mode for one element type (f32 or f64).
+inline std::vector<course::Variant> variants(Mode mode, course::ElemType type) {
+  if (type == course::ElemType::f64) return detail::typed<double>(mode);
+  return detail::typed<float>(mode);
+}
+
+/// The kernels for a parsed command line. In-place modes refuse a rectangular shape here, with
+/// the reason, before anything is allocated (the launchers refuse it too, for other callers).
+inline std::vector<course::Variant> from_options(const course::Options& opt) {
+  const std::string& name = opt.get("mode");
+  const Mode mode = name == "inplace"   ? Mode::inplace
+                    : name == "batched" ? Mode::batched
+                                        : Mode::inplace_batched;
+  const course::Problem& p = opt.problem;
+  if (mode != Mode::batched && p.rows != p.cols) {
+    throw course::UsageError("--mode " + name +
+                             ": an in-place transpose needs a square matrix, got " +
+                             std::to_string(p.rows) + " x " + std::to_string(p.cols) +
+                             " (make --rows equal --cols, or use --mode batched)");
+  }
+  if (mode == Mode::inplace && p.batch != 1) {
+    throw course::UsageError("--batch: --mode inplace transposes one matrix; use --mode "
+                             "inplace-batched for " + std::to_string(p.batch) + " matrices");
+  }
+  return variants(mode, p.type);
+}
+
+}  // namespace step09
