@@ -1,0 +1,203 @@
+// Step 08 - any element type: the small per-size pieces of the kernel.
+//
+// Up to step 07 one thread moved a float4: four 4-byte elements, and the 16-byte vector was
+// also four whole elements. For other sizes the two stop lining up. A 16-byte vector holds
+// V = 16 / S elements of S bytes: 16 bytes, 8 halves, 4 floats, 2 doubles or one 16-byte struct.
+// Shared memory is fastest in whole 4-byte words, so elements narrower than a word are first
+// PACKED: a thread loads the same 16 bytes from k = 4 / S neighbouring rows and transposes each
+// k x k block of elements inside its registers (byte permutes), so that every 32-bit word it
+// writes to shared memory holds k elements of ONE column, i.e. k consecutive elements of an
+// OUTPUT row. From there on every size is the same problem: move units of U bytes (U = 4 for
+// 1-, 2- and 4-byte elements, 8 and 16 for the wider ones) through a tile.
+//
+//   make step08 && ./step08 --type i8
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+
+namespace step08 {
+
+/// 16 bytes as four 32-bit words: what one global load or store moves, and what the register
+/// transposes below work on. Word 0 holds the lowest addressed bytes (little-endian).
+/// Everything in this step is __host__ __device__ except the kernels themselves, so that the CPU
+/// tests can run the kernels' code thread by thread (see test.cu).
+struct Vec16 {
+  std::uint32_t w[4];
+};
+
+/// A GPU faults on an access that is not aligned to its size; a CPU does not. So that the CPU
+/// tests catch what the GPU would, the host version of every access below traps too.
+template <std::size_t N>
+__host__ __device__ inline void expect_aligned(const void* p) {
+#ifndef __CUDA_ARCH__
+  if (reinterpret_cast<std::uintptr_t>(p) % N != 0) std::abort();
+#else
+  (void)p;
+#endif
+}
+
+__host__ __device__ inline Vec16 load16(const void* p) {
+  expect_aligned<16>(p);
+  const uint4 v = *static_cast<const uint4*>(p);
+  return {{v.x, v.y, v.z, v.w}};
+}
+
+__host__ __device__ inline void store16(void* p, const Vec16& v) {
+  expect_aligned<16>(p);
+  *static_cast<uint4*>(p) = make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]);
+}
+
+/// The prmt instruction (CUDA's __byte_perm): byte i of the result is byte (s >> 4i) & 7 of the
+/// eight bytes {y:x} (x = bytes 0-3, y = bytes 4-7). One instruction, any byte shuffle of two
+/// words. The host version is the same function spelled out, so the CPU tests can check the
+/// register transposes that use it.
+__host__ __device__ inline std::uint32_t byte_perm(std::uint32_t x, std::uint32_t y,
+                                                   std::uint32_t s) {
+#ifdef __CUDA_ARCH__
+  return __byte_perm(x, y, s);
+#else
+  const std::uint64_t both = (static_cast<std::uint64_t>(y) << 32) | x;
+  std::uint32_t r = 0;
+  for (int i = 0; i < 4; ++i) {
+    const unsigned sel = (s >> (4 * i)) & 7;
+    r |= static_cast<std::uint32_t>((both >> (8 * sel)) & 0xFF) << (8 * i);
+  }
+  return r;
+#endif
+}
+
+/// Transposes a 4 x 4 block of bytes held as four words, one per row (a = row 0, byte j = column
+/// j): out[j] = {a_j, b_j, c_j, d_j}, the four bytes of column j, row 0 lowest. Eight prmt:
+/// first interleave pairs of rows, then pairs of those.
+__host__ __device__ inline void transpose_4x4_bytes(std::uint32_t a, std::uint32_t b,
+                                                    std::uint32_t c, std::uint32_t d,
+                                                    std::uint32_t (&out)[4]) {
+  const std::uint32_t ab01 = byte_perm(a, b, 0x5140);  // a0 b0 a1 b1
+  const std::uint32_t ab23 = byte_perm(a, b, 0x7362);  // a2 b2 a3 b3
+  const std::uint32_t cd01 = byte_perm(c, d, 0x5140);  // c0 d0 c1 d1
+  const std::uint32_t cd23 = byte_perm(c, d, 0x7362);  // c2 d2 c3 d3
+  out[0] = byte_perm(ab01, cd01, 0x5410);              // a0 b0 c0 d0
+  out[1] = byte_perm(ab01, cd01, 0x7632);              // a1 b1 c1 d1
+  out[2] = byte_perm(ab23, cd23, 0x5410);              // a2 b2 c2 d2
+  out[3] = byte_perm(ab23, cd23, 0x7632);              // a3 b3 c3 d3
+}
+
+/// Transposes a 2 x 2 block of 16-bit halves (a = row 0, b = row 1): out[0] = {a_lo, b_lo},
+/// out[1] = {a_hi, b_hi}. Two prmt.
+__host__ __device__ inline void transpose_2x2_halves(std::uint32_t a, std::uint32_t b,
+                                                     std::uint32_t (&out)[2]) {
+  out[0] = byte_perm(a, b, 0x5410);
+  out[1] = byte_perm(a, b, 0x7632);
+}
+
+/// What one element size needs: how many input rows a thread packs together (kRows = k), the
+/// unit it writes to shared memory, and to_units: k vectors (the same 16 bytes of k consecutive
+/// rows) in, V = 16 / S units out, unit e holding column e of the block, top row lowest.
+template <int S>
+struct Pack;
+
+template <>
+struct Pack<1> {  // int8 / fp8: 4 x 4 byte blocks, 16 columns per vector
+  static constexpr int kRows = 4;
+  using Unit = std::uint32_t;
+  __host__ __device__ static void to_units(const Vec16 (&v)[4], Unit (&u)[16]) {
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+      std::uint32_t col[4];
+      transpose_4x4_bytes(v[0].w[w], v[1].w[w], v[2].w[w], v[3].w[w], col);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) u[4 * w + j] = col[j];
+    }
+  }
+};
+
+template <>
+struct Pack<2> {  // fp16 / bf16: 2 x 2 half blocks, 8 columns per vector
+  static constexpr int kRows = 2;
+  using Unit = std::uint32_t;
+  __host__ __device__ static void to_units(const Vec16 (&v)[2], Unit (&u)[8]) {
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+      std::uint32_t col[2];
+      transpose_2x2_halves(v[0].w[w], v[1].w[w], col);
+      u[2 * w] = col[0];
+      u[2 * w + 1] = col[1];
+    }
+  }
+};
+
+// From 4 bytes up an element is already a whole unit: nothing to pack, the "transpose" of a
+// 1 x 1 block is the element itself.
+template <>
+struct Pack<4> {
+  static constexpr int kRows = 1;
+  using Unit = std::uint32_t;
+  __host__ __device__ static void to_units(const Vec16 (&v)[1], Unit (&u)[4]) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) u[e] = v[0].w[e];
+  }
+};
+
+template <>
+struct Pack<8> {
+  static constexpr int kRows = 1;
+  using Unit = uint2;
+  __host__ __device__ static void to_units(const Vec16 (&v)[1], Unit (&u)[2]) {
+    u[0] = make_uint2(v[0].w[0], v[0].w[1]);
+    u[1] = make_uint2(v[0].w[2], v[0].w[3]);
+  }
+};
+
+template <>
+struct Pack<16> {
+  static constexpr int kRows = 1;
+  using Unit = uint4;
+  __host__ __device__ static void to_units(const Vec16 (&v)[1], Unit (&u)[1]) {
+    u[0] = make_uint4(v[0].w[0], v[0].w[1], v[0].w[2], v[0].w[3]);
+  }
+};
+
+/// Element e of a vector, for element sizes that are whole units (4, 8, 16 bytes): what the
+/// realigned path needs when a vector does not start at a tile column.
+template <int S>
+__host__ __device__ inline typename Pack<S>::Unit get_element(const Vec16& v, int e) {
+  static_assert(S >= 4, "narrow elements are packed, not taken one by one");
+  if constexpr (S == 4) {
+    return v.w[e];
+  } else if constexpr (S == 8) {
+    return make_uint2(v.w[2 * e], v.w[2 * e + 1]);
+  } else {
+    return make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]);
+  }
+}
+
+template <int S>
+__host__ __device__ inline void set_element(Vec16& v, int e, const typename Pack<S>::Unit& x) {
+  static_assert(S >= 4, "narrow elements are packed, not taken one by one");
+  if constexpr (S == 4) {
+    v.w[e] = x;
+  } else if constexpr (S == 8) {
+    v.w[2 * e] = x.x;
+    v.w[2 * e + 1] = x.y;
+  } else {
+    v = {{x.x, x.y, x.z, x.w}};
+  }
+}
+
+/// One unit (or one element of 4+ bytes) from / to memory at @p p, which is aligned to its size.
+template <typename U>
+__host__ __device__ inline U load_unit(const void* p) {
+  expect_aligned<sizeof(U)>(p);
+  return *static_cast<const U*>(p);
+}
+template <typename U>
+__host__ __device__ inline void store_unit(void* p, const U& x) {
+  expect_aligned<sizeof(U)>(p);
+  *static_cast<U*>(p) = x;
+}
+
+}  // namespace step08

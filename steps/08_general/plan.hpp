@@ -1,0 +1,145 @@
+// Step 08 - the launcher's decisions, as plain host code: which kernel, which tile, for which
+// element size, shape and pointers. Nothing here needs a GPU, so the CPU tests check every rule.
+//
+//   make step08 && ./step08 --type f32 --rows 4095 --cols 4097     (prints the path it picks)
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace step08 {
+
+/// The ways the launcher can transpose.
+enum class Path {
+  copy,       ///< 1 x N or N x 1: the transpose has the same bytes as the input, a cudaMemcpy
+  vector,     ///< every row on both sides starts on 16 bytes: transpose_vec, aligned sides
+  realigned,  ///< 4- or 8-byte elements, some rows misaligned: transpose_vec, realigned side(s)
+  scalar,     ///< 1- or 2-byte elements with misaligned rows: transpose_scalar
+};
+
+inline const char* path_name(Path p) {
+  switch (p) {
+    case Path::copy: return "copy";
+    case Path::vector: return "16B vectors";
+    case Path::realigned: return "realigned 16B vectors";
+    default: return "scalar";
+  }
+}
+
+/// Tile rows x cols, in elements.
+struct TileSize {
+  int rows;
+  int cols;
+};
+
+/// The vector kernel's tile per element size: 16 KB, each side of the tile 128 to 512 bytes, the
+/// longer side on the output (writes) where the sizes allow no square.
+constexpr TileSize vector_tile(std::size_t elem_size) {
+  switch (elem_size) {
+    case 1: return {128, 128};  // 128 x 128 bytes
+    case 2: return {128, 64};   // reads 128-byte row pieces, writes 256-byte ones
+    case 4: return {64, 64};    // step 07's tile
+    case 8: return {64, 32};    // reads 256 bytes, writes 512
+    default: return {32, 32};   // 16-byte elements: 512 bytes per side
+  }
+}
+
+/// The scalar kernel's square tile per element size (about 16-32 KB of shared memory).
+constexpr int scalar_tile(std::size_t elem_size) {
+  switch (elem_size) {
+    case 1: return 128;  // 16 KB
+    case 2: return 128;  // 32 KB
+    case 4: return 64;   // 16 KB
+    case 8: return 64;   // 32 KB
+    default: return 32;  // 16 KB
+  }
+}
+
+/// What the launcher will do.
+struct Plan {
+  Path path = Path::copy;
+  TileSize tile = {0, 0};      ///< 0 x 0 for the copy
+  bool realign_in = false;     ///< realigned: input rows (of cols elements) are misaligned
+  bool realign_out = false;    ///< realigned: output rows (of rows elements) are misaligned
+  std::int64_t blocks = 0;     ///< tiles, one block each (0 for the copy)
+
+  std::string describe() const {
+    std::string s = path_name(path);
+    if (path == Path::realigned) {
+      s += realign_in && realign_out ? " (both sides)" : realign_in ? " (input side)" : " (output side)";
+    }
+    return s;
+  }
+};
+
+constexpr bool valid_elem_size(std::size_t s) {
+  return s == 1 || s == 2 || s == 4 || s == 8 || s == 16;
+}
+
+/// Blocks needed for @p tile over rows x cols, or -1 when past CUDA's 2^31-1 blocks in x.
+inline std::int64_t blocks_for(std::int64_t rows, std::int64_t cols, TileSize tile) {
+  const std::int64_t tr = (rows + tile.rows - 1) / tile.rows;
+  const std::int64_t tc = (cols + tile.cols - 1) / tile.cols;
+  const std::int64_t max_blocks = std::numeric_limits<std::int32_t>::max();
+  if (tr > max_blocks / tc) return -1;
+  return tr * tc;
+}
+
+/// True when the matrix can be transposed at all: a supported element size, rows, cols >= 1,
+/// a size that fits in 64 bits, and pointers aligned to the element size (16 bytes at most).
+inline bool valid_problem(std::size_t elem_size, std::int64_t rows, std::int64_t cols,
+                          std::uintptr_t in, std::uintptr_t out) {
+  if (!valid_elem_size(elem_size) || rows < 1 || cols < 1) return false;
+  const std::int64_t s = static_cast<std::int64_t>(elem_size);
+  if (rows > std::numeric_limits<std::int64_t>::max() / cols / s) return false;
+  return in % elem_size == 0 && out % elem_size == 0;
+}
+
+/// Every input row starts on a 16-byte boundary: the buffer does, and a row is whole vectors.
+inline bool input_rows_aligned(std::size_t elem_size, std::int64_t cols, std::uintptr_t in) {
+  return in % 16 == 0 && (cols * static_cast<std::int64_t>(elem_size)) % 16 == 0;
+}
+/// Every output row (rows elements long) starts on a 16-byte boundary.
+inline bool output_rows_aligned(std::size_t elem_size, std::int64_t rows, std::uintptr_t out) {
+  return out % 16 == 0 && (rows * static_cast<std::int64_t>(elem_size)) % 16 == 0;
+}
+
+/// Decides how to transpose the rows x cols matrix of @p elem_size-byte elements at device
+/// address @p in into @p out. Returns false, leaving @p plan alone, when no kernel can.
+///   1 x N, N x 1           -> copy (the transposed matrix has the same bytes)
+///   both sides aligned     -> vector, the fast path: every access 16 bytes, whole tiles unchecked
+///   4- or 8-byte elements  -> realigned: 16-byte accesses re-cut per row on the misaligned side
+///   1- or 2-byte elements  -> scalar: one element per access
+inline bool plan_transpose(std::size_t elem_size, std::int64_t rows, std::int64_t cols,
+                           std::uintptr_t in, std::uintptr_t out, Plan* plan) {
+  if (!valid_problem(elem_size, rows, cols, in, out)) return false;
+  Plan p;
+  if (rows == 1 || cols == 1) {
+    p.path = Path::copy;
+    *plan = p;
+    return true;
+  }
+  const bool in_ok = input_rows_aligned(elem_size, cols, in);
+  const bool out_ok = output_rows_aligned(elem_size, rows, out);
+  if (in_ok && out_ok) {
+    p.path = Path::vector;
+    p.tile = vector_tile(elem_size);
+  } else if (elem_size == 4 || elem_size == 8) {
+    p.path = Path::realigned;
+    p.tile = vector_tile(elem_size);
+    p.realign_in = !in_ok;
+    p.realign_out = !out_ok;
+  } else {
+    // 16-byte elements are always aligned once their pointers are (checked above).
+    p.path = Path::scalar;
+    p.tile = {scalar_tile(elem_size), scalar_tile(elem_size)};
+  }
+  p.blocks = blocks_for(rows, cols, p.tile);
+  if (p.blocks < 0) return false;
+  *plan = p;
+  return true;
+}
+
+}  // namespace step08

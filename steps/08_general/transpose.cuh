@@ -1,0 +1,105 @@
+// Step 08 - any shape, any element type, at the copy ceiling: the launcher a reader can drop into
+// real code. transpose(in, out, rows, cols) takes device pointers of any element type of 1, 2, 4,
+// 8 or 16 bytes and any rows x cols, asks plan_transpose (plan.hpp) which kernel fits, and
+// launches it: transpose_vec.cuh (16-byte vectors, aligned or realigned rows) or
+// transpose_scalar.cuh (one element per access), or a plain copy for 1 x N and N x 1.
+//
+//   make step08 && ./step08 --type bf16 --rows 8192 --cols 2048
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "plan.hpp"
+#include "transpose_scalar.cuh"
+#include "transpose_vec.cuh"
+
+namespace step08 {
+
+/// Launches transpose_vec with TR x TC tiles. The caller has checked the alignment that the
+/// template's aligned sides assume; this checks only the grid.
+template <int S, int TR, int TC, bool RealignIn, bool RealignOut>
+cudaError_t launch_vec(const void* in, void* out, std::int64_t rows, std::int64_t cols,
+                       cudaStream_t stream) {
+  const std::int64_t blocks = blocks_for(rows, cols, {TR, TC});
+  if (blocks < 0) return cudaErrorInvalidValue;
+  transpose_vec<S, TR, TC, RealignIn, RealignOut><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+      static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols,
+      make_grid(rows, cols, TR, TC));
+  return cudaGetLastError();
+}
+
+/// Launches transpose_scalar with T x T tiles.
+template <int S, int T>
+cudaError_t launch_scalar(const void* in, void* out, std::int64_t rows, std::int64_t cols,
+                          cudaStream_t stream) {
+  const std::int64_t blocks = blocks_for(rows, cols, {T, T});
+  if (blocks < 0) return cudaErrorInvalidValue;
+  transpose_scalar<S, T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+      static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols,
+      make_grid(rows, cols, T, T));
+  return cudaGetLastError();
+}
+
+/// Runs @p plan for S-byte elements (the plan came from plan_transpose for these arguments).
+template <int S>
+cudaError_t run_plan(const Plan& plan, const void* in, void* out, std::int64_t rows,
+                     std::int64_t cols, cudaStream_t stream) {
+  constexpr TileSize vt = vector_tile(S);
+  switch (plan.path) {
+    case Path::copy:
+      return cudaMemcpyAsync(out, in, static_cast<std::size_t>(rows * cols) * S,
+                             cudaMemcpyDeviceToDevice, stream);
+    case Path::vector:
+      return launch_vec<S, vt.rows, vt.cols, false, false>(in, out, rows, cols, stream);
+    case Path::realigned:
+      if constexpr (S == 4 || S == 8) {
+        if (plan.realign_in && plan.realign_out) {
+          return launch_vec<S, vt.rows, vt.cols, true, true>(in, out, rows, cols, stream);
+        }
+        if (plan.realign_in) {
+          return launch_vec<S, vt.rows, vt.cols, true, false>(in, out, rows, cols, stream);
+        }
+        return launch_vec<S, vt.rows, vt.cols, false, true>(in, out, rows, cols, stream);
+      }
+      return cudaErrorInvalidValue;  // plan_transpose never realigns other sizes
+    case Path::scalar:
+      return launch_scalar<S, scalar_tile(S)>(in, out, rows, cols, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+/// Transposes the rows x cols row-major matrix of @p elem_size-byte elements at device pointer
+/// @p in into the cols x rows matrix at @p out (not in place), on @p stream.
+/// Any rows, cols >= 1 and element sizes 1, 2, 4, 8, 16; pointers aligned to the element size.
+/// Returns cudaErrorInvalidValue without launching when that does not hold (or the grid would
+/// pass 2^31-1 blocks), otherwise the launch's status.
+inline cudaError_t transpose(const void* in, void* out, std::int64_t rows, std::int64_t cols,
+                             std::size_t elem_size, cudaStream_t stream = nullptr) {
+  Plan plan;
+  if (!plan_transpose(elem_size, rows, cols, reinterpret_cast<std::uintptr_t>(in),
+                      reinterpret_cast<std::uintptr_t>(out), &plan)) {
+    return cudaErrorInvalidValue;
+  }
+  switch (elem_size) {
+    case 1: return run_plan<1>(plan, in, out, rows, cols, stream);
+    case 2: return run_plan<2>(plan, in, out, rows, cols, stream);
+    case 4: return run_plan<4>(plan, in, out, rows, cols, stream);
+    case 8: return run_plan<8>(plan, in, out, rows, cols, stream);
+    default: return run_plan<16>(plan, in, out, rows, cols, stream);
+  }
+}
+
+/// The typed form: any trivially copyable T of 1, 2, 4, 8 or 16 bytes (int8_t, __half,
+/// __nv_bfloat16, float, double, float4, a 16-byte struct, ...).
+template <typename T>
+cudaError_t transpose(const T* in, T* out, std::int64_t rows, std::int64_t cols,
+                      cudaStream_t stream = nullptr) {
+  static_assert(valid_elem_size(sizeof(T)), "element size must be 1, 2, 4, 8 or 16 bytes");
+  return transpose(static_cast<const void*>(in), static_cast<void*>(out), rows, cols, sizeof(T),
+                   stream);
+}
+
+}  // namespace step08
