@@ -36,7 +36,10 @@ SQUARES = [256, 512, 1024, 2048, 4096, 8192, 16384, 32768]
 RECTANGLES = [(8192, 2048), (2048, 8192), (16384, 1024), (1024, 16384), (4095, 4097),
               (12345, 6789)]
 TYPES = ["f32", "f64", "f16", "bf16", "i8", "b128"]
-TYPE_SIZES = [(1024, 1024), (4095, 4097), (8192, 8192)]
+TYPE_SIZES = [(1024, 1024), (4095, 4097), (8192, 2048), (16384, 16384)]
+# Shapes a lesson's targets name that the sweep does not cover otherwise: step 08 past 2^31
+# elements, step 09 in place on an odd size.
+EXTRA_SHAPES = {"step08": [(46341, 46341)], "step09": [(8191, 8191)]}
 # Step 09's batches: (mode, rows, cols, batch).
 BATCHES = [("batched", 64, 64, 16384), ("batched", 128, 128, 4096), ("batched", 2048, 128, 64),
            ("batched", 32, 48, 1000), ("inplace-batched", 256, 256, 1024)]
@@ -105,13 +108,14 @@ def plan(args, binaries):
 
     by_size = lambda s: (s[0] * s[1], s)
     for step in sorted(binaries):
+        extra = [] if args.sizes else EXTRA_SHAPES.get(step, [])
         if step == "step09":
-            for shape in sorted({s for s in shapes if s[0] == s[1]}, key=by_size):
+            for shape in sorted({s for s in shapes + extra if s[0] == s[1]}, key=by_size):
                 add(step, shape, mode="inplace")
             for mode, rows, cols, batch in BATCHES:
                 add(step, (rows, cols), batch=batch, mode=mode)
             continue
-        for shape in sorted(set(shapes), key=by_size):
+        for shape in sorted(set(shapes + extra), key=by_size):
             add(step, shape)
         if step == "step08":
             for type_ in args.types:
