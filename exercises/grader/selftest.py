@@ -1,0 +1,407 @@
+#!/usr/bin/env python3
+"""Self-test of the exercise grader (Python standard library only).
+
+    python3 exercises/grader/selftest.py            no GPU needed (run by `make test`, label cpu)
+    python3 exercises/grader/selftest.py --gpu      on a machine with a CUDA device
+    python3 exercises/grader/selftest.py --unit     the fast checks only (a few seconds)
+
+1. Unit checks of grade.py's pieces and of the manifest against the test sources.
+2. Grades each case of testdata/ (a submission made of the solutions or the skeletons, with some
+   files replaced or removed: see testdata/README.md) and checks the entries it expects. Without
+   --gpu the grader runs with --no-gpu and only the expectations for that mode are checked; with
+   --gpu the GPU expectations too (the solutions must score 100%, each mutant must fail the tests
+   it is meant to fail). All cases share one staged build, so each compiles only what changed.
+Prints a summary table and exits 1 on any unexpected outcome.
+"""
+
+import argparse
+import fnmatch
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+GRADER_DIR = Path(__file__).resolve().parent
+COURSE_DIR = GRADER_DIR.parent.parent
+TESTDATA = GRADER_DIR / "testdata"
+sys.path.insert(0, str(GRADER_DIR))
+sys.dont_write_bytecode = True  # no __pycache__ in the course's folders
+import grade  # noqa: E402  (the module under test)
+
+# ---------------------------------------------------------------------------------------------
+# Unit checks
+
+
+def unit_checks():
+    """[(name, ok, detail)] of fast checks that need no compiler and no GPU."""
+    out = []
+
+    def check(name, ok, detail=""):
+        out.append((name, bool(ok), detail))
+
+    m = grade.load_manifest(GRADER_DIR / "manifest.json")
+    total = sum(t["points"] for ex in m["exercises"] for t in ex["tests"]) + \
+        sum(ex.get("sanitizer", {}).get("points", 0) for ex in m["exercises"])
+    check("manifest: points add up to 100", total == 100, "total %s" % total)
+    names = [t["name"] for ex in m["exercises"] for t in ex["tests"]]
+    check("manifest: test names are unique", len(names) == len(set(names)))
+    vis = {t.get("visibility", "visible") for ex in m["exercises"] for t in ex["tests"]}
+    vis.add(m["hidden_tests"].get("visibility", "after_published"))
+    check("manifest: visibilities are Gradescope's", vis <= {"visible", "hidden", "after_due_date",
+                                                            "after_published"}, str(vis))
+    for ex in m["exercises"]:
+        check("manifest %s: checks exist" % ex["id"], all(c in m["checks"] for c in ex["checks"]))
+        for f in ex["files"]:
+            for tree in ("exercises", "solutions"):
+                check("%s/%s/%s exists" % (tree, ex["id"], f),
+                      (COURSE_DIR / tree / ex["id"] / f).is_file())
+        # The manifest lists exactly the tests of the exercise's test file(s).
+        tests_dir = COURSE_DIR / "exercises" / ex["id"] / "tests"
+        sources = "".join(p.read_text() for p in tests_dir.glob("test_*.cu"))
+        in_source = {"%s.%s" % s for s in re.findall(r"^TEST\((\w+),\s*(\w+)\)", sources, re.M)}
+        in_manifest = {t["name"] for t in ex["tests"]}
+        check("manifest %s: lists every test of the test file" % ex["id"], in_source == in_manifest,
+              "only in source: %s; only in manifest: %s" % (sorted(in_source - in_manifest),
+                                                            sorted(in_manifest - in_source)))
+
+    src = ('// cublasSgeam in a comment\n#include "ex01.cuh"\n'
+           'const char* s = "cublas"; /* new */ int x = 1\'000;\n'
+           '#include <cublas_v2.h>\nint* p = new int;\n#include "../common/x.h"\n')
+    code = grade.strip_comments(src, keep_strings=False)
+    check("strip_comments: comments and strings go, lines stay",
+          "cublasSgeam" not in code and '"cublas"' not in code
+          and code.count("\n") == src.count("\n") and "1'000" in code)
+    lib = grade.source_findings("f.cu", src, m["checks"]["no_library"]["source"])
+    check("source check: a library include is found on its line",
+          any(f.startswith("f.cu:4: includes a library header") for f in lib), "\n".join(lib))
+    check("source check: comments and strings are not findings",
+          not any(f.startswith(("f.cu:1:", "f.cu:3:")) for f in lib), "\n".join(lib))
+    check("source check: an include from outside the folder is found",
+          any(f.startswith("f.cu:6: includes a file from outside") for f in lib), "\n".join(lib))
+    alloc = grade.source_findings("f.cu", src, m["checks"]["no_allocation"]["source"])
+    check("source check: new is found in code, not in a comment",
+          [f.split(":")[1] for f in alloc] == ["5"], "\n".join(alloc))
+
+    listing = ("Ex01.\n  Square\n  Tall\nCpuEx01Launcher.\n  Refuses\n"
+               "Param/Suite.\n  Test/0  # GetParam() = 4\n")
+    check("parse_gtest_list", grade.parse_gtest_list(listing) ==
+          ["Ex01.Square", "Ex01.Tall", "CpuEx01Launcher.Refuses", "Param/Suite.Test/0"])
+    check("clean_failure drops the location and the stage path",
+          grade.clean_failure("/s/course/exercises/t.cu:12\nFailed\nmismatch in /s/course/x.cu",
+                              Path("/s/course")) == "mismatch in x.cu")
+
+    syms = [("T", "_ZN4ex019transposeEv", "ex01::transpose()", 0),
+            ("T", "_ZN6course11fresh_seedEv", "course::fresh_seed()", 0),
+            ("T", "cudaDeviceSynchronize", "cudaDeviceSynchronize", 0),
+            ("V", "DW.ref.__gxx_personality_v0", "DW.ref.__gxx_personality_v0", 8),
+            ("U", "cublasSgeam_v2", "cublasSgeam_v2", 0),
+            ("U", "_Znwm", "operator new(unsigned long)", 0),
+            ("b", "_ZL7scratch", "scratch", 1 << 20)]
+    own = grade.own_names_findings("o", syms, "ex01")
+    check("own names: course:: and C definitions are found, the exercise's are not",
+          len(own) == 2 and "course::fresh_seed" in own[0] and "cudaDeviceSynchronize" in own[1],
+          "\n".join(own))
+    und = grade.symbol_findings("o", syms, m["checks"]["no_library"]["undefined_symbols"])
+    check("symbol check: cublas is found", len(und) == 1 and "cublasSgeam_v2" in und[0])
+    und = grade.symbol_findings("o", syms, m["checks"]["no_allocation"]["undefined_symbols"])
+    check("symbol check: operator new is found", len(und) == 1 and "operator new" in und[0])
+    big = grade.static_size_findings("o", syms, m["checks"]["no_allocation"]["max_static_bytes"])
+    check("static memory check: a 1 MiB array is found", len(big) == 1 and "1048576" in big[0])
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "a" / "top" / "exercises" / "01_rectangular").mkdir(parents=True)
+        (root / "a" / "top" / "exercises" / "01_rectangular" / "rectangular.cu").write_text("x")
+        (root / "b").mkdir()
+        (root / "b" / "inplace.cu").write_text("y")
+        found_a = grade.find_submission_file(root / "a", "01_rectangular", "rectangular.cu")
+        found_b = grade.find_submission_file(root / "b", "03_inplace", "inplace.cu")
+        check("submission layouts: nested exercises/ and flat",
+              found_a is not None and found_a.read_text() == "x" and found_b is not None)
+        check("submission layouts: a missing file is None",
+              grade.find_submission_file(root / "b", "01_rectangular", "rectangular.cu") is None)
+
+        start = time.monotonic()
+        ran = grade.run(["sh", "-c", "sleep 30 & sleep 30"], timeout=1)
+        check("run: a timeout kills the process group quickly",
+              ran.timed_out and time.monotonic() - start < 10)
+
+        r = grade.Results()
+        r.add("01_rectangular", "test", "a | b", 2, True, "ok", "passed", gtest="A.B")
+        r.add("01_rectangular", "test", "a | c", 3, False, "not graded: no CUDA device",
+              "not_graded")
+        r.add("01_rectangular", "test", "a | d", 1, False, "mismatch <&>", "failed")
+        r.write(root / "out", 1.0)
+        doc = json.loads((root / "out" / "results.json").read_text())
+        check("results.json: Gradescope fields", doc["score"] == 2 and all(
+            set(t) >= {"name", "score", "max_score", "status", "output", "visibility", "tags",
+                       "extra_data"} for t in doc["tests"]))
+        import xml.etree.ElementTree as ET
+        junit = ET.parse(root / "out" / "junit.xml").getroot()
+        check("junit.xml: one failure, one skipped",
+              junit.get("failures") == "1" and len(junit.findall(".//skipped")) == 1)
+
+    for case in sorted(TESTDATA.iterdir()):
+        if not (case / "case.json").is_file():
+            continue
+        c = json.loads((case / "case.json").read_text())
+        files = [p.relative_to(case) for p in case_files(case)]
+        allowed = {Path(ex["id"], f) for ex in m["exercises"] for f in ex["files"]}
+        check("testdata %s: valid case" % case.name,
+              c.get("base") in ("solutions", "skeletons") and set(files) <= allowed
+              and set(c.get("expect", {})) <= {"cpu", "gpu", "both"},
+              "files %s" % files)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Cases
+
+
+def load_cases(selected):
+    cases = []
+    for d in sorted(TESTDATA.iterdir()):
+        if (d / "case.json").is_file() and (not selected or d.name in selected):
+            c = json.loads((d / "case.json").read_text())
+            c["name"], c["dir"] = d.name, d
+            cases.append(c)
+    # The solutions first (the full build), the skeletons last: each case then recompiles only
+    # the files it changes.
+    order = {"solutions": 0, "skeletons": 2}
+    cases.sort(key=lambda c: (order.get(c["name"], 1), c["name"]))
+    return cases
+
+
+def case_files(case_dir):
+    """The submission files of a case: everything but case.json, README.md and hidden/ (the
+    instructor's hidden tests, passed to the grader with --hidden)."""
+    return [p for p in sorted(case_dir.rglob("*")) if p.is_file()
+            and p.name not in ("case.json", "README.md")
+            and p.relative_to(case_dir).parts[0] != "hidden"]
+
+
+def make_submission(case, manifest, dest):
+    if dest.exists():
+        shutil.rmtree(dest)
+    base = COURSE_DIR / ("solutions" if case["base"] == "solutions" else "exercises")
+    for ex in manifest["exercises"]:
+        for f in ex["files"]:
+            target = dest / ex["id"] / f
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(base / ex["id"] / f, target)
+    for p in case_files(case["dir"]):
+        target = dest / p.relative_to(case["dir"])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(p, target)
+    for rel in case.get("remove", []):
+        (dest / rel).unlink()
+
+
+def select(tests, sel):
+    picked = []
+    for t in tests:
+        d = t["extra_data"]
+        if "exercise" in sel and d.get("exercise") != sel["exercise"]:
+            continue
+        if "kind" in sel and d.get("kind") != sel["kind"]:
+            continue
+        if "test" in sel and not fnmatch.fnmatchcase(d.get("gtest", ""), sel["test"]):
+            continue
+        picked.append(t)
+    return picked
+
+
+def entry_meets(t, exp):
+    why = []
+    if "status" in exp and t["status"] != exp["status"]:
+        why.append("status %s" % t["status"])
+    outcomes = exp.get("outcome")
+    if isinstance(outcomes, str):
+        outcomes = [outcomes]
+    if outcomes and t["extra_data"]["outcome"] not in outcomes:
+        why.append("outcome %s" % t["extra_data"]["outcome"])
+    for s in exp.get("output_contains", []):
+        if s not in t["output"]:
+            why.append("output lacks %r" % s)
+    if exp.get("output_any") and not any(s in t["output"] for s in exp["output_any"]):
+        why.append("output has none of %r" % exp["output_any"])
+    if "visibility" in exp and t["visibility"] != exp["visibility"]:
+        why.append("visibility %s" % t["visibility"])
+    if "score" in exp:
+        want = t["max_score"] if exp["score"] == "max" else exp["score"]
+        if abs(t["score"] - want) > 1e-6:
+            why.append("score %g" % t["score"])
+    return why
+
+
+def describe(exp):
+    if "total" in exp:
+        return "total score = %s" % exp["total"]
+    if "any" in exp:
+        return "any of: " + " | ".join(describe(e) for e in exp["any"])
+    if "score_below_max" in exp:
+        return "%s scores below its maximum" % exp["score_below_max"]
+    if "no_unlisted_tests" in exp:
+        return "no test outside the manifest"
+    sel = ",".join("%s=%s" % kv for kv in exp["entry"].items()) or "every entry"
+    want = [("absent" if exp.get("absent") else "")] + \
+        ["%s=%s" % (k, exp[k]) for k in ("status", "outcome", "score", "visibility") if k in exp]
+    if exp.get("some"):
+        want.append("(at least one)")
+    return "[%s] %s" % (sel, " ".join(w for w in want if w))
+
+
+def evaluate(exp, doc):
+    """(ok, detail, example output) of one expectation against a results.json document."""
+    tests = doc["tests"]
+    if "total" in exp:
+        want = doc["extra_data"]["max_score"] if exp["total"] == "max" else exp["total"]
+        return abs(doc["score"] - want) < 1e-6, "score %g (want %g)" % (doc["score"], want), ""
+    if "no_unlisted_tests" in exp:
+        extra = doc["extra_data"].get("unlisted_tests")
+        return not extra, "unlisted: %s" % extra if extra else "", ""
+    if "score_below_max" in exp:
+        mine = [t for t in tests if t["extra_data"]["exercise"] == exp["score_below_max"]]
+        got, top = sum(t["score"] for t in mine), sum(t["max_score"] for t in mine)
+        return got < top, "%g / %g" % (got, top), ""
+    if "any" in exp:
+        results = [evaluate(e, doc) for e in exp["any"]]
+        ok = any(r[0] for r in results)
+        example = next((r[2] for r in results if r[0]), results[0][2])
+        return ok, "; ".join(r[1] for r in results if r[1]), example
+    picked = select(tests, exp["entry"])
+    if exp.get("absent"):
+        return not picked, "%d entries present" % len(picked) if picked else "", ""
+    if not picked:
+        return False, "no entry matches", ""
+    verdicts = [(t, entry_meets(t, exp)) for t in picked]
+    good = [t for t, why in verdicts if not why]
+    bad = [(t, why) for t, why in verdicts if why]
+    ok = bool(good) if exp.get("some") else not bad
+    detail = "" if ok else "; ".join("%s: %s" % (t["name"], ", ".join(why)) for t, why in bad[:3])
+    shown = (bad[0][0] if bad and not ok else (good or picked)[0])
+    return ok, detail, first_line(shown["output"])
+
+
+def expects_failure(exp):
+    """True for an expectation about something that must go wrong (its output is the example
+    the summary shows)."""
+    if "any" in exp:
+        return any(expects_failure(e) for e in exp["any"])
+    outcome = exp.get("outcome", "")
+    outcome = outcome if isinstance(outcome, str) else outcome[0]
+    return exp.get("status") == "failed" or outcome not in ("", "passed", "not_graded")
+
+
+def first_line(text):
+    """The first line of an entry's output, with the next one when it only announces it."""
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    if not lines:
+        return ""
+    return lines[0] + (" " + lines[1] if lines[0].endswith(":") and len(lines) > 1 else "")
+
+
+def run_case(case, args, manifest, work, mode):
+    sub = work / "submissions" / case["name"]
+    out = work / "results" / case["name"]
+    make_submission(case, manifest, sub)
+    cmd = [sys.executable, str(GRADER_DIR / "grade.py"), "--submission", str(sub),
+           "--out", str(out), "--stage", str(work / "stage"), "--quiet",
+           "--build-arch", args.build_arch or ""]
+    if mode == "cpu":
+        cmd.append("--no-gpu")
+    if case.get("exercises"):
+        cmd += ["--exercises", ",".join(case["exercises"])]
+    if (case["dir"] / "hidden").is_dir():
+        cmd += ["--hidden", str(case["dir"] / "hidden")]
+    cmd += case.get("grade_args", [])
+    for a in args.cmake_arg or []:
+        cmd.append("--cmake-arg=" + a)
+    if args.jobs:
+        cmd += ["--jobs", str(args.jobs)]
+    start = time.monotonic()
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    seconds = time.monotonic() - start
+    results_file = out / "results.json"
+    if proc.returncode != 0 or not results_file.is_file():
+        why = "grade.py exited with %d / wrote no results.json" % proc.returncode
+        return seconds, None, [(False, why, proc.stdout.decode(errors="replace")[-2000:],
+                                "grader run", False)]
+    doc = json.loads(results_file.read_text())
+    expectations = case["expect"].get("both", []) + case["expect"].get(mode, [])
+    checks = []
+    errors = [t for t in doc["tests"] if t["extra_data"]["outcome"] == "grader_error"]
+    checks.append((not errors, "grader error" if errors else "",
+                   first_line(errors[0]["output"]) if errors else "", "no grader error", False))
+    for exp in expectations:
+        ok, detail, example = evaluate(exp, doc)
+        checks.append((ok, detail, example, describe(exp), expects_failure(exp)))
+    return seconds, doc, checks
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--gpu", action="store_true",
+                    help="a CUDA device is here: check the GPU expectations")
+    ap.add_argument("--unit", action="store_true", help="only the fast unit checks")
+    ap.add_argument("--work", default=str(COURSE_DIR / "build-grade" / "selftest"),
+                    help="work folder (staged build, submissions, results); kept between runs")
+    ap.add_argument("--cases", default="", help="comma-separated case names (default: all)")
+    ap.add_argument("--build-arch", default="", help="CUDA architectures for the staged build")
+    ap.add_argument("--cmake-arg", action="append", help="extra cmake configure argument")
+    ap.add_argument("--jobs", type=int, default=0)
+    ap.add_argument("--verbose", action="store_true",
+                    help="print every expectation, not only the unexpected ones")
+    args = ap.parse_args()
+
+    failures = 0
+    units = unit_checks()
+    bad_units = [u for u in units if not u[1]]
+    print("unit checks: %d passed, %d failed" % (len(units) - len(bad_units), len(bad_units)))
+    for name, _, detail in bad_units:
+        print("  UNEXPECTED  %s: %s" % (name, detail))
+    failures += len(bad_units)
+    if args.unit:
+        return 1 if failures else 0
+
+    mode = "gpu" if args.gpu else "cpu"
+    manifest = grade.load_manifest(GRADER_DIR / "manifest.json")
+    work = Path(args.work).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    cases = [c for c in load_cases([c for c in args.cases.split(",") if c])
+             if "both" in c["expect"] or mode in c["expect"]]
+    rows = []
+    total_start = time.monotonic()
+    print("%-28s %-9s %-7s %-10s %5s  %s" % ("case (%s mode)" % mode, "score", "checks", "verdict",
+                                             "time", "example message"))
+    for case in cases:
+        seconds, doc, checks = run_case(case, args, manifest, work, mode)
+        bad = [c for c in checks if not c[0]]
+        failures += len(bad)
+        score = "%g/%g" % (doc["score"], doc["extra_data"]["max_score"]) if doc else "-"
+        example = next((c[2] for c in checks if c[4] and c[2]), "") or \
+            next((c[2] for c in checks if c[2]), "")
+        rows.append((case["name"], score, "%d/%d" % (len(checks) - len(bad), len(checks)),
+                     "ok" if not bad else "UNEXPECTED", "%.0fs" % seconds, example))
+        print("%-28s %-9s %-7s %-10s %5s  %s" % (rows[-1][0], rows[-1][1], rows[-1][2], rows[-1][3],
+                                                 rows[-1][4], rows[-1][5][:90]), flush=True)
+        for ok, detail, example, what, _ in checks:
+            if not ok or args.verbose:
+                print("      %s %s%s" % ("ok  " if ok else "FAIL", what,
+                                         (": " + detail) if detail else ""))
+                if not ok and example:
+                    print("           e.g. %s" % example[:160])
+
+    print("\nmode %s, %d cases in %.0f s: %s" % (
+        mode, len(cases), time.monotonic() - total_start,
+        "all as expected" if not failures else "%d UNEXPECTED outcomes" % failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+// MUTANT (exercise 3): the load loop only advances while its row is inside the matrix, so on a
+// partial tile (n not a multiple of 32) some threads loop forever and the kernel never ends.
+// Caught by: the per-test timeout, which kills the test process (and its GPU context) and fails
+// that test alone; the sizes that are multiples of 32 still pass.
+#include "ex03.cuh"
+
+namespace ex03 {
+
+constexpr int kTile = 32;      // tiles of 32 x 32 floats
+constexpr int kBlockRows = 8;  // a block is 32 x 8 threads, so each thread moves 4 tile rows
+
+// No __restrict__ on `data`: the kernel reads and writes through the same pointer, and telling
+// the compiler otherwise would allow it to serve the reads from a read-only cache.
+template <int TILE, int BLOCK_ROWS>
+__global__ void transpose_inplace_tiled(float* data, std::int64_t n) {
+  // The grid covers every (tile row, tile column); the blocks below the diagonal have nothing to
+  // do, because their pair belongs to the block above it. They leave at once: half the grid
+  // costs a few microseconds, and the index arithmetic stays that of a 2D grid.
+  if (blockIdx.x < blockIdx.y) return;
+  const bool diagonal = blockIdx.x == blockIdx.y;
+
+  // Two tiles, padded (+1) so that the column-wise reads below are conflict-free (step 03).
+  __shared__ float upper[TILE][TILE + 1];  // the tile at rows a0.., columns b0..
+  __shared__ float lower[TILE][TILE + 1];  // its mirror at rows b0.., columns a0..
+  const std::int64_t a0 = static_cast<std::int64_t>(blockIdx.y) * TILE;
+  const std::int64_t b0 = static_cast<std::int64_t>(blockIdx.x) * TILE;
+  const int tx = threadIdx.x;
+
+  for (int i = threadIdx.y; i < TILE;) {
+    if (a0 + i < n && b0 + tx < n) upper[i][tx] = data[(a0 + i) * n + b0 + tx];
+    if (!diagonal && b0 + i < n && a0 + tx < n) lower[i][tx] = data[(b0 + i) * n + a0 + tx];
+    if (a0 + i < n) i += BLOCK_ROWS;  // MUTANT: no step past the edge, so i never reaches TILE
+  }
+
+  __syncthreads();  // both tiles are in shared memory before anything is overwritten
+
+  // The upper tile, transposed, goes where the lower one was (rows b0.., columns a0..), and the
+  // lower one, transposed, where the upper one was. A diagonal tile goes back where it was.
+  for (int i = threadIdx.y; i < TILE; i += BLOCK_ROWS) {
+    if (b0 + i < n && a0 + tx < n) data[(b0 + i) * n + a0 + tx] = upper[tx][i];
+    if (!diagonal && a0 + i < n && b0 + tx < n) data[(a0 + i) * n + b0 + tx] = lower[tx][i];
+  }
+}
+
+cudaError_t transpose_inplace(float* data, std::int64_t n, cudaStream_t stream) {
+  if (n < 1) return cudaErrorInvalidValue;
+  const std::int64_t tiles = (n + kTile - 1) / kTile;
+  if (tiles > 65535) return cudaErrorInvalidValue;  // gridDim.y's limit (n up to 2,097,120)
+  const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(tiles));
+  transpose_inplace_tiled<kTile, kBlockRows><<<grid, dim3(kTile, kBlockRows), 0, stream>>>(data, n);
+  return cudaGetLastError();
+}
+
+}  // namespace ex03
