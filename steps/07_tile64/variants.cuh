@@ -1,0 +1,41 @@
+// The kernels of step 07 as the harness and the tests see them. Each row changes one thing
+// against the first 256-thread kernel: the threads per tile (so the float4s per thread), the
+// shared-memory layout, the order of the tiles, the cache hint.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness.cuh"
+#include "transpose.cuh"
+
+namespace step07 {
+
+template <int THREADS, Smem S, int BAND = 1, bool STREAM = false>
+course::Variant tile64(const std::string& what) {
+  const std::string name = "tile64, " + std::to_string(THREADS) + " thr x " +
+                           std::to_string(kVectors / THREADS) + " float4, " + what;
+  return {name, std::to_string(THREADS), "64x64",
+          [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
+            return transpose<THREADS, S, BAND, STREAM>(static_cast<const float*>(in),
+                                                       static_cast<float*>(out), p.rows, p.cols,
+                                                       s);
+          }};
+}
+
+inline std::vector<course::Variant> variants() {
+  return {
+      // Bytes in flight per thread: 32, 64, 128 (see the lesson's Little's law table).
+      tile64<512, Smem::swizzled>("swizzled"),
+      tile64<256, Smem::swizzled>("swizzled"),
+      tile64<128, Smem::swizzled>("swizzled"),
+      // Padding instead of the swizzle: also conflict-free, but 4 shared stores per float4.
+      tile64<256, Smem::padded>("padded"),
+      // Tiles walked in bands of 8 tile rows: longer runs of output written together.
+      tile64<256, Smem::swizzled, 8>("bands of 8"),
+      // Streaming (evict-first) loads and stores.
+      tile64<256, Smem::swizzled, 1, true>("streaming"),
+  };
+}
+
+}  // namespace step07
