@@ -6,11 +6,11 @@
 #   contains "Large" is labelled `gpu;large` (needs many gigabytes of device memory), every other
 #   one is labelled `gpu`. GPU tests skip themselves, with the reason, where there is no device.
 function(transpose_add_tests target)
-  gtest_discover_tests(${target} TEST_FILTER "*Cpu*"
+  gtest_discover_tests(${target} TEST_PREFIX "${target}." TEST_FILTER "*Cpu*"
     PROPERTIES LABELS cpu DISCOVERY_TIMEOUT 60)
-  gtest_discover_tests(${target} TEST_FILTER "-*Cpu*:*Large*"
+  gtest_discover_tests(${target} TEST_PREFIX "${target}." TEST_FILTER "-*Cpu*:*Large*"
     PROPERTIES LABELS gpu DISCOVERY_TIMEOUT 60)
-  gtest_discover_tests(${target} TEST_FILTER "*Large*-*Cpu*"
+  gtest_discover_tests(${target} TEST_PREFIX "${target}." TEST_FILTER "*Large*-*Cpu*"
     PROPERTIES LABELS "gpu;large" DISCOVERY_TIMEOUT 60)
 endfunction()
 

@@ -16,7 +16,8 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
 fi
 mkdir -p "$build/sanitize"
 status=0
-for exe in "$build"/bin/*_test; do
+for exe in "$build"/bin/*_test "$build"/bin/test_ex*_solution; do
+  [ -x "$exe" ] || continue
   name=$(basename "$exe")
   # Only binaries with GPU tests; CPU-only suites have nothing to sanitize.
   [ "$name" = common_test ] && continue
