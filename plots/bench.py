@@ -13,6 +13,7 @@ every kernel) to a CSV in common/report.hpp's format with `--csv`. The sweep:
   step 08       also f64, f16, bf16, i8 and b128, at a few shapes (--type-sizes)
   step 09       --mode inplace on the square shapes, then --mode batched and inplace-batched on
                 fixed batches of small matrices
+  exercises     the reference solutions (bench_ex0N_solution) at the shapes their READMEs quote
   PyTorch       steps/08_general/peers_pytorch.py, when that file is there and torch imports
 
 The rows land in --out (default plots/data/bench.csv). A problem measured again replaces its old
@@ -40,6 +41,9 @@ TYPE_SIZES = [(1024, 1024), (4095, 4097), (8192, 2048), (16384, 16384)]
 # Shapes a lesson's targets name that the sweep does not cover otherwise: step 08 past 2^31
 # elements, step 09 in place on an odd size.
 EXTRA_SHAPES = {"step08": [(46341, 46341)], "step09": [(8191, 8191)]}
+# The exercises' reference solutions, for the speed their READMEs quote.
+EXERCISES = {"bench_ex01_solution": [(8192, 8192), (8192, 2048), (2048, 8192)],
+             "bench_ex02_solution": [(8192, 8192)], "bench_ex03_solution": [(8192, 8192)]}
 # Step 09's batches: (mode, rows, cols, batch).
 BATCHES = [("batched", 64, 64, 16384), ("batched", 128, 128, 4096), ("batched", 2048, 128, 64),
            ("batched", 32, 48, 1000), ("inplace-batched", 256, 256, 1024)]
@@ -108,12 +112,18 @@ def plan(args, binaries):
 
     by_size = lambda s: (s[0] * s[1], s)
     for step in sorted(binaries):
+        if step in EXERCISES:
+            for shape in (args.sizes or EXERCISES[step]):
+                add(step, shape)
+            continue
         extra = [] if args.sizes else EXTRA_SHAPES.get(step, [])
         if step == "step09":
             for shape in sorted({s for s in shapes + extra if s[0] == s[1]}, key=by_size):
                 add(step, shape, mode="inplace")
             for mode, rows, cols, batch in BATCHES:
                 add(step, (rows, cols), batch=batch, mode=mode)
+            if not args.sizes:
+                add(step, (16384, 16384), "f64", mode="inplace")  # the lesson's f64 table
             continue
         for shape in sorted(set(shapes + extra), key=by_size):
             add(step, shape)
@@ -234,6 +244,10 @@ def main(argv=None):
             binaries[step] = path.absolute()
         else:
             print(f"note: {step} skipped: {path} is not built")
+    for step in EXERCISES:
+        path = args.build / "bin" / step
+        if (wanted is None or "exercises" in wanted) and os.access(path, os.X_OK):
+            binaries[step] = path.absolute()
     if wanted is not None and "pytorch" not in wanted:
         args.pytorch = False
 
