@@ -93,11 +93,11 @@ TEST(CpuStep07Placement, CoversTheTileOnceInWholeLines) {
 }
 
 // Both tile orders visit every tile exactly once, also when the last band is short.
-template <int BAND>
+template <int BAND, int CHUNK = 1>
 void expect_every_tile_once(unsigned tiles_x, unsigned tiles_y) {
   std::set<std::pair<unsigned, unsigned>> seen;
   for (unsigned b = 0; b < tiles_x * tiles_y; ++b) {
-    const step07::Tile t = step07::tile_of<BAND>(b, tiles_x, tiles_y);
+    const step07::Tile t = step07::tile_of<BAND, CHUNK>(b, tiles_x, tiles_y);
     ASSERT_LT(t.row, tiles_y) << "block " << b;
     ASSERT_LT(t.col, tiles_x) << "block " << b;
     EXPECT_TRUE(seen.insert({t.row, t.col}).second) << "block " << b << " repeats a tile";
@@ -108,7 +108,16 @@ TEST(CpuStep07TileOrder, EveryTileOnce) {
   for (auto [x, y] : {std::pair{1u, 1u}, {1u, 9u}, {9u, 1u}, {5u, 8u}, {16u, 17u}, {3u, 23u}}) {
     expect_every_tile_once<1>(x, y);
     expect_every_tile_once<8>(x, y);
+    expect_every_tile_once<8, 8>(x, y);
+    expect_every_tile_once<16, 16>(x, y);
+    expect_every_tile_once<4, 3>(x, y);
   }
+  // In a square, consecutive blocks go along the square's row first, then down.
+  const auto square = [](unsigned b) { return step07::tile_of<8, 8>(b, 100, 100); };
+  EXPECT_EQ(square(1).col, 1u);
+  EXPECT_EQ(square(8).row, 1u);
+  EXPECT_EQ(square(8).col, 0u);
+  EXPECT_EQ(square(64).col, 8u);
   // In a band, consecutive blocks go down the band's tile rows first.
   EXPECT_EQ(step07::tile_of<8>(1, 100, 100).row, 1u);
   EXPECT_EQ(step07::tile_of<8>(1, 100, 100).col, 0u);

@@ -63,10 +63,13 @@ struct Tile {
 };
 
 // The tile that block b moves. BAND == 1: row-major order, tile columns fastest (what a 2D grid
-// does). BAND > 1: the tile rows are grouped in bands of BAND rows and each band is walked
-// column by column, so that the blocks running at the same time span BAND tile rows whatever
-// the matrix width: BAND x 256 contiguous bytes in each output row they write.
-template <int BAND>
+// does). BAND > 1: the tile rows are grouped in bands of BAND rows, and each band is walked in
+// chunks of CHUNK tile columns, row by row inside a chunk. CHUNK == 1 walks a band column by
+// column, so the blocks running at the same time span BAND tile rows whatever the matrix width:
+// BAND x 256 contiguous bytes in each output row they write. CHUNK == BAND walks squares of
+// BAND x BAND tiles: the blocks running at the same time then touch few rows of the input AND
+// few rows of the output, i.e. few memory pages on both sides (see the lesson).
+template <int BAND, int CHUNK = 1>
 __host__ __device__ Tile tile_of(unsigned b, unsigned tiles_x, unsigned tiles_y) {
   if constexpr (BAND == 1) {
     return {b / tiles_x, b % tiles_x};
@@ -74,7 +77,11 @@ __host__ __device__ Tile tile_of(unsigned b, unsigned tiles_x, unsigned tiles_y)
     const unsigned first = b / tiles_x / BAND * BAND;  // first tile row of b's band
     const unsigned height = tiles_y - first < BAND ? tiles_y - first : BAND;  // last band: less
     const unsigned i = b - first * tiles_x;            // position inside the band
-    return {first + i % height, i / height};
+    const unsigned chunk = i / (CHUNK * height);       // every chunk but the last is full
+    const unsigned j = i - chunk * CHUNK * height;     // position inside the chunk
+    const unsigned left = tiles_x - chunk * CHUNK;     // columns left for the last chunk
+    const unsigned width = left < CHUNK ? left : CHUNK;
+    return {first + j / width, chunk * CHUNK + j % width};
   }
 }
 
@@ -107,14 +114,14 @@ __device__ void store4(float4* p, float4 v) {
 constexpr int min_blocks(int threads) { return 2048 / threads < 9 ? 2048 / threads : 9; }
 
 // One block per 64 x 64 tile, THREADS threads, kVectors / THREADS float4s per thread each way.
-template <int THREADS, Smem S, int BAND, bool STREAM>
+template <int THREADS, Smem S, int BAND, bool STREAM, int CHUNK>
 __global__ void __launch_bounds__(THREADS, min_blocks(THREADS))
     transpose_tile64(const float* __restrict__ in, float* __restrict__ out, std::int64_t rows,
                      std::int64_t cols, unsigned tiles_x, unsigned tiles_y, bool vectors_ok) {
   constexpr int kPerThread = kVectors / THREADS;
   __shared__ alignas(16) float tile[kTile * kPitch<S>];
 
-  const Tile t = tile_of<BAND>(blockIdx.x, tiles_x, tiles_y);
+  const Tile t = tile_of<BAND, CHUNK>(blockIdx.x, tiles_x, tiles_y);
   const std::int64_t r0 = static_cast<std::int64_t>(t.row) * kTile;
   const std::int64_t c0 = static_cast<std::int64_t>(t.col) * kTile;
   const int tile_rows = rows - r0 < kTile ? static_cast<int>(rows - r0) : kTile;
@@ -175,7 +182,7 @@ __global__ void __launch_bounds__(THREADS, min_blocks(THREADS))
 // and aligned pointers); edge tiles, and every tile of any other shape, take the scalar path:
 // every shape is transposed correctly. Returns cudaErrorInvalidValue, without launching, for an
 // empty matrix or more tiles than a grid can have (2^31 - 1).
-template <int THREADS, Smem S, int BAND = 1, bool STREAM = false>
+template <int THREADS, Smem S, int BAND = 1, bool STREAM = false, int CHUNK = 1>
 cudaError_t transpose(const float* in, float* out, std::int64_t rows, std::int64_t cols,
                       cudaStream_t stream = nullptr) {
   static_assert(THREADS % 32 == 0 && kVectors % THREADS == 0 && THREADS <= 512,
@@ -188,7 +195,7 @@ cudaError_t transpose(const float* in, float* out, std::int64_t rows, std::int64
                           reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
                           reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
   const unsigned blocks = static_cast<unsigned>(tiles_x * tiles_y);
-  transpose_tile64<THREADS, S, BAND, STREAM><<<blocks, THREADS, 0, stream>>>(
+  transpose_tile64<THREADS, S, BAND, STREAM, CHUNK><<<blocks, THREADS, 0, stream>>>(
       in, out, rows, cols, static_cast<unsigned>(tiles_x), static_cast<unsigned>(tiles_y),
       vectors_ok);
   return cudaGetLastError();

@@ -11,13 +11,13 @@
 
 namespace step07 {
 
-template <int THREADS, Smem S, int BAND = 1, bool STREAM = false>
+template <int THREADS, Smem S, int BAND = 1, bool STREAM = false, int CHUNK = 1>
 course::Variant tile64(const std::string& what) {
   const std::string name = "tile64, " + std::to_string(THREADS) + " thr x " +
                            std::to_string(kVectors / THREADS) + " float4, " + what;
   return {name, std::to_string(THREADS), "64x64",
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
-            return transpose<THREADS, S, BAND, STREAM>(static_cast<const float*>(in),
+            return transpose<THREADS, S, BAND, STREAM, CHUNK>(static_cast<const float*>(in),
                                                        static_cast<float*>(out), p.rows, p.cols,
                                                        s);
           }};
@@ -33,6 +33,10 @@ inline std::vector<course::Variant> variants() {
       tile64<256, Smem::padded>("padded"),
       // Tiles walked in bands of 8 tile rows: longer runs of output written together.
       tile64<256, Smem::swizzled, 8>("bands of 8"),
+      // Tiles walked in squares of 8 x 8 and 16 x 16 tiles: few pages of memory per wave.
+      tile64<256, Smem::swizzled, 8, false, 8>("squares of 8x8"),
+      tile64<256, Smem::swizzled, 16, false, 16>("squares of 16x16"),
+      tile64<512, Smem::swizzled, 16, false, 16>("squares of 16x16"),
       // Streaming (evict-first) loads and stores.
       tile64<256, Smem::swizzled, 1, true>("streaming"),
   };
