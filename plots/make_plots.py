@@ -302,7 +302,9 @@ def render_bench_table(attrs, data, md_path):
         return [NO_BENCH]
     header = (["step"] if with_step else []) + ["kernel", "shape", "median ms", "GB/s",
                                                  "% of copy", "% of peak"]
-    return table(header, body) + ["", f"Measured on {measured_on(shown)} (`make bench`)."]
+    return table(header, body) + ["", f"Measured on {measured_on(shown)} (`make bench`). "
+                                  "Each row's % of copy is against the copy ceiling timed in the "
+                                  "same run as that row; the copy row shown is one of those runs'."]
 
 
 # Nsight Compute metric names (and scripts/profile.sh's derived ones) -> short column headers,
