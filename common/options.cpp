@@ -140,7 +140,6 @@ Options parse_options(const StepInfo& step, const std::vector<std::string>& args
           limit / (p * o.problem.cols * o.problem.batch)) {
     throw UsageError("--rows x --cols: " + o.problem.describe() + " overflows a 64-bit size");
   }
-  if (!o.seed_given) o.seed = 0;  // the harness draws a fresh one
   return o;
 }
 

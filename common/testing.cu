@@ -10,21 +10,24 @@
 namespace course {
 
 namespace {
-// Guard bands: whole multiples of 256 bytes, so the matrix keeps cudaMalloc's alignment.
+// Guard bands: whole multiples of 256 bytes, so the matrix keeps cudaMalloc's alignment
+// (unless the caller shifts it on purpose).
 constexpr std::size_t kGuard = 4096;
 }  // namespace
 
-::testing::AssertionResult check_transpose(const Variant& v, const Problem& p, bool may_refuse) {
+::testing::AssertionResult check_transpose(const Variant& v, const Problem& p, bool may_refuse,
+                                           std::size_t shift) {
   const std::uint64_t seed = fresh_seed();
-  const std::size_t n = p.bytes();
-  std::vector<std::uint8_t> in(n), ref(n), got(n + 2 * kGuard);
+  const std::size_t n = p.bytes(), begin = kGuard + shift;  // the output starts at got[begin]
+  std::vector<std::uint8_t> in(n), ref(n), got(begin + n + kGuard);
   fill_pattern(p.type, in.data(), p.elements(), seed);
   cpu_transpose(p, in.data(), ref.data());
 
-  DeviceBuffer d_in(n), d_out(n + 2 * kGuard);
-  CUDA_CHECK(cudaMemcpy(d_in.get(), in.data(), n, cudaMemcpyHostToDevice));
+  DeviceBuffer d_in(n + shift), d_out(got.size());
+  std::uint8_t* src = d_in.as<std::uint8_t>() + shift;
+  CUDA_CHECK(cudaMemcpy(src, in.data(), n, cudaMemcpyHostToDevice));
   const std::string where = v.name + " on " + p.describe() + " (seed " + std::to_string(seed) + ")";
-  const cudaError_t status = run_poisoned(v, p, d_in.get(), d_out.get(), d_out.bytes(), kGuard);
+  const cudaError_t status = run_poisoned(v, p, src, d_out.get(), d_out.bytes(), begin);
   if (status != cudaSuccess) {
     if (may_refuse) return ::testing::AssertionSuccess() << where << ": refused";
     return ::testing::AssertionFailure()
@@ -32,22 +35,24 @@ constexpr std::size_t kGuard = 4096;
   }
   CUDA_CHECK(cudaMemcpy(got.data(), d_out.get(), got.size(), cudaMemcpyDeviceToHost));
 
-  for (std::size_t i = 0; i < kGuard; ++i) {
+  for (std::size_t i = 0; i < begin; ++i) {
     if (got[i] != kPoisonByte) {
       return ::testing::AssertionFailure()
-             << where << ": wrote " << kGuard - i << " bytes before the start of the output";
+             << where << ": wrote " << begin - i << " bytes before the start of the output";
     }
-    if (got[kGuard + n + i] != kPoisonByte) {
+  }
+  for (std::size_t i = 0; i < kGuard; ++i) {
+    if (got[begin + n + i] != kPoisonByte) {
       // Report the last byte written past the end, so the size of the overrun is visible.
       std::size_t last = i;
       for (std::size_t j = i; j < kGuard; ++j)
-        if (got[kGuard + n + j] != kPoisonByte) last = j;
+        if (got[begin + n + j] != kPoisonByte) last = j;
       return ::testing::AssertionFailure()
              << where << ": wrote past the end of the output (up to byte " << last + 1
              << " after it)";
     }
   }
-  const VerifyResult r = verify_transpose(p, ref.data(), got.data() + kGuard);
+  const VerifyResult r = verify_transpose(p, ref.data(), got.data() + begin);
   if (!r.ok) return ::testing::AssertionFailure() << where << ": " << r.message;
   return ::testing::AssertionSuccess();
 }

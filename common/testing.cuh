@@ -28,8 +28,10 @@ namespace course {
 /// outside the matrix changes them); a bitwise comparison with the CPU reference that names the
 /// first mismatch. Fails with the shape and the seed when anything is wrong, or when the launcher
 /// refuses the shape (pass @p may_refuse to allow that, for kernels with documented limits).
+/// A @p shift moves both matrices that many bytes past cudaMalloc's 256-byte alignment, for
+/// launchers that must not assume it (a matrix can be a slice of a bigger buffer).
 ::testing::AssertionResult check_transpose(const Variant& v, const Problem& p,
-                                           bool may_refuse = false);
+                                           bool may_refuse = false, std::size_t shift = 0);
 
 /// Runs check_transpose of @p v on every shape of awkward_shapes() (of @p type, @p batch) and
 /// stops at the first failure.
