@@ -18,8 +18,8 @@ namespace step05 {
 constexpr int kTile = 32;
 
 // Element (row, col) of the tile is stored in column col ^ (row % 32): a permutation of each row,
-// and 32 different banks down each column (step 04).
-__host__ __device__ __forceinline__ int swizzle(int row, int col) { return col ^ (row % 32); }
+// and 32 different banks down each column (step 04, which explains the `& 31`).
+__host__ __device__ __forceinline__ int swizzle(int row, int col) { return col ^ (row & 31); }
 
 // Which tile a block transposes. Blocks are numbered in one dimension (bid = blockIdx.x), and the
 // hardware starts them roughly in that order.
@@ -56,26 +56,29 @@ transpose_coarsened(const T* __restrict__ in, T* __restrict__ out, std::int64_t 
   const TileCoord t = tile_of_block(blockIdx.x, tiles_x, tiles_y, ORDER);
   const std::int64_t row0 = static_cast<std::int64_t>(t.row) * TILE;
   const std::int64_t col0 = static_cast<std::int64_t>(t.col) * TILE;
-  const int tx = threadIdx.x;
+  const int tx = threadIdx.x, ty = threadIdx.y;
 
   // Read: warp ty takes tile rows ty, ty + BLOCK_ROWS, ...; each pass is one coalesced row.
   // The trip count is a constant, so the loop unrolls and all loads are issued before the
-  // first of them has to arrive.
+  // first of them has to arrive. The thread's first element and its column test are worked
+  // out once; pass j is then j rows further down (one add, no 64-bit multiply per element).
+  const T* src = in + (row0 + ty) * cols + col0 + tx;
+  const bool col_in = col0 + tx < cols;
 #pragma unroll
   for (int j = 0; j < TILE; j += BLOCK_ROWS) {
-    const int y = threadIdx.y + j;
-    const std::int64_t r = row0 + y, c = col0 + tx;
-    if (r < rows && c < cols) tile[y][swizzle(y, tx)] = in[r * cols + c];
+    const int y = ty + j;
+    if (col_in && row0 + y < rows) tile[y][swizzle(y, tx)] = src[j * cols];
   }
 
   __syncthreads();
 
   // Write: the tile's column y becomes output row col0 + y, coalesced along tx.
+  T* dst = out + (col0 + ty) * rows + row0 + tx;  // output row col0 + ty, column row0 + tx
+  const bool out_col_in = row0 + tx < rows;
 #pragma unroll
   for (int j = 0; j < TILE; j += BLOCK_ROWS) {
-    const int y = threadIdx.y + j;
-    const std::int64_t r = col0 + y, c = row0 + tx;  // output row (< cols), column (< rows)
-    if (r < cols && c < rows) out[r * rows + c] = tile[tx][swizzle(tx, y)];
+    const int y = ty + j;
+    if (out_col_in && col0 + y < cols) dst[j * rows] = tile[tx][swizzle(tx, y)];
   }
 }
 
