@@ -106,6 +106,7 @@ void expect_every_tile_once(unsigned tiles_x, unsigned tiles_y) {
 
 TEST(CpuStep07TileOrder, EveryTileOnce) {
   for (auto [x, y] : {std::pair{1u, 1u}, {1u, 9u}, {9u, 1u}, {5u, 8u}, {16u, 17u}, {3u, 23u}}) {
+    expect_every_tile_once<0>(x, y);
     expect_every_tile_once<1>(x, y);
     expect_every_tile_once<8>(x, y);
     expect_every_tile_once<8, 8>(x, y);
@@ -122,6 +123,11 @@ TEST(CpuStep07TileOrder, EveryTileOnce) {
   EXPECT_EQ(step07::tile_of<8>(1, 100, 100).row, 1u);
   EXPECT_EQ(step07::tile_of<8>(1, 100, 100).col, 0u);
   EXPECT_EQ(step07::tile_of<8>(8, 100, 100).col, 1u);
+  // Down the columns: consecutive blocks go down a whole column of tiles first.
+  EXPECT_EQ(step07::tile_of<0>(1, 100, 30).row, 1u);
+  EXPECT_EQ(step07::tile_of<0>(29, 100, 30).row, 29u);
+  EXPECT_EQ(step07::tile_of<0>(30, 100, 30).row, 0u);
+  EXPECT_EQ(step07::tile_of<0>(30, 100, 30).col, 1u);
 }
 
 // The swizzle only permutes whole float4s inside a row, keeping each one contiguous and aligned.

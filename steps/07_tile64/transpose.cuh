@@ -63,7 +63,9 @@ struct Tile {
 };
 
 // The tile that block b moves. BAND == 1: row-major order, tile columns fastest (what a 2D grid
-// does). BAND > 1: the tile rows are grouped in bands of BAND rows, and each band is walked in
+// does). BAND == 0: column-major order, down each column of tiles, then the next column: the
+// blocks running at the same time read 256-byte pieces of many input rows, and write whole
+// stretches of the few output rows that those tile columns become. BAND > 1: the tile rows are grouped in bands of BAND rows, and each band is walked in
 // chunks of CHUNK tile columns, row by row inside a chunk. CHUNK == 1 walks a band column by
 // column, so the blocks running at the same time span BAND tile rows whatever the matrix width:
 // BAND x 256 contiguous bytes in each output row they write. CHUNK == BAND walks squares of
@@ -71,7 +73,9 @@ struct Tile {
 // few rows of the output, i.e. few memory pages on both sides (see the lesson).
 template <int BAND, int CHUNK = 1>
 __host__ __device__ Tile tile_of(unsigned b, unsigned tiles_x, unsigned tiles_y) {
-  if constexpr (BAND == 1) {
+  if constexpr (BAND == 0) {
+    return {b % tiles_y, b / tiles_y};
+  } else if constexpr (BAND == 1) {
     return {b / tiles_x, b % tiles_x};
   } else {
     const unsigned first = b / tiles_x / BAND * BAND;  // first tile row of b's band
@@ -187,7 +191,7 @@ cudaError_t transpose(const float* in, float* out, std::int64_t rows, std::int64
                       cudaStream_t stream = nullptr) {
   static_assert(THREADS % 32 == 0 && kVectors % THREADS == 0 && THREADS <= 512,
                 "whole warps, an even share of the float4s, a pass of at most 64 rows");
-  static_assert(BAND >= 1, "a band is at least one tile row");
+  static_assert(BAND >= 0, "0 (down the columns) or a band of at least one tile row");
   if (rows < 1 || cols < 1) return cudaErrorInvalidValue;
   const std::int64_t tiles_x = (cols + kTile - 1) / kTile, tiles_y = (rows + kTile - 1) / kTile;
   if (tiles_x > 0x7FFFFFFF / tiles_y) return cudaErrorInvalidValue;

@@ -39,6 +39,9 @@ inline std::vector<course::Variant> variants() {
       tile64<512, Smem::swizzled, 16, false, 16>("squares of 16x16"),
       // Streaming (evict-first) loads and stores.
       tile64<256, Smem::swizzled, 1, true>("streaming"),
+      // Tiles walked down the columns of tiles (column-major block order).
+      tile64<256, Smem::swizzled, 0>("down the columns"),
+      tile64<512, Smem::swizzled, 0>("down the columns"),
   };
 }
 
