@@ -188,10 +188,10 @@ void check_large(ElemType type, std::int64_t rows, std::int64_t cols, step08::Pa
 }
 
 // 46341^2 > 2^31: every index past 2^31 must be 64-bit. 46341 floats per row are not whole
-// vectors, so this is the realigned path on both sides (~8.6 GB per matrix).
-TEST(Step08Large, F32Over2To31ElementsRealigned) {
+// vectors, so this is the scalar path with sector-aligned writes (~8.6 GB per matrix).
+TEST(Step08Large, F32Over2To31ElementsScalarRealigned) {
   REQUIRE_GPU();
-  check_large(ElemType::f32, 46341, 46341, step08::Path::realigned);
+  check_large(ElemType::f32, 46341, 46341, step08::Path::scalar);
 }
 
 // The packed vector path past 2^31 elements (46352 is a multiple of 16; ~2.1 GB per matrix).
@@ -239,35 +239,32 @@ TEST(CpuStep08Plan, AlignedRowsTakeTheVectorKernelForEverySize) {
   EXPECT_EQ(plan_of(16, 46341, 7).path, Path::vector);
 }
 
-TEST(CpuStep08Plan, MisalignedRowsOfWideElementsAreRealignedSideBySide) {
-  Plan p = plan_of(4, 4095, 4097);
-  EXPECT_EQ(p.path, Path::realigned);
-  EXPECT_TRUE(p.realign_in && p.realign_out);
-  p = plan_of(4, 12345, 6789);
-  EXPECT_EQ(p.path, Path::realigned);
-  EXPECT_TRUE(p.realign_in && p.realign_out);
-  p = plan_of(4, 4096, 4097);  // input rows of 4097 floats misaligned, output rows of 4096 fine
-  EXPECT_EQ(p.path, Path::realigned);
-  EXPECT_TRUE(p.realign_in);
-  EXPECT_FALSE(p.realign_out);
-  p = plan_of(4, 4097, 4096);
-  EXPECT_FALSE(p.realign_in);
-  EXPECT_TRUE(p.realign_out);
-  p = plan_of(8, 1001, 1000);  // 1000 doubles = 8000 bytes: aligned; 1001 doubles: not
-  EXPECT_EQ(p.path, Path::realigned);
-  EXPECT_FALSE(p.realign_in);
-  EXPECT_TRUE(p.realign_out);
-  p = plan_of(4, 46341, 46341);
-  EXPECT_EQ(p.path, Path::realigned);
-  EXPECT_EQ(p.blocks, 725 * 725);  // 46341 / 64 rounded up, squared: past 2^31 elements, fine
-}
-
-TEST(CpuStep08Plan, MisalignedRowsOfNarrowElementsTakeTheScalarKernel) {
-  for (std::size_t s : {1, 2}) {
+TEST(CpuStep08Plan, MisalignedRowsTakeTheScalarKernelWithSectorAlignedWrites) {
+  for (std::size_t s : {1, 2, 4, 8}) {
     const Plan p = plan_of(s, 4095, 4097);
     EXPECT_EQ(p.path, Path::scalar) << s;
     EXPECT_EQ(p.tile.rows, step08::scalar_tile(s));
+    EXPECT_TRUE(p.realign_out) << s;  // output rows of 4095 elements: off their sectors
   }
+  EXPECT_TRUE(plan_of(4, 12345, 6789).realign_out);
+  // Input rows of 4097 floats misaligned, output rows of 4096 floats on their sectors.
+  Plan p = plan_of(4, 4096, 4097);
+  EXPECT_EQ(p.path, Path::scalar);
+  EXPECT_FALSE(p.realign_out);
+  p = plan_of(4, 4097, 4096);
+  EXPECT_EQ(p.path, Path::scalar);
+  EXPECT_TRUE(p.realign_out);
+  // Output rows of 1004 floats start on 16 bytes but not on 32: vectors are fine on that side,
+  // but the input rows (1001 floats) are not, and the writes are cut on sectors.
+  p = plan_of(4, 1004, 1001);
+  EXPECT_EQ(p.path, Path::scalar);
+  EXPECT_TRUE(p.realign_out);
+  p = plan_of(8, 1000, 1001);  // output rows of 1000 doubles = 8000 bytes: on sectors
+  EXPECT_EQ(p.path, Path::scalar);
+  EXPECT_FALSE(p.realign_out);
+  p = plan_of(4, 46341, 46341);
+  EXPECT_EQ(p.path, Path::scalar);
+  EXPECT_EQ(p.blocks, 1449 * 1449);  // 46341 / 32 rounded up, squared: past 2^31 elements, fine
   EXPECT_EQ(plan_of(1, 16, 24).path, Path::scalar);   // 24 bytes per input row
   EXPECT_EQ(plan_of(1, 24, 16).path, Path::scalar);   // 24 bytes per output row
   EXPECT_EQ(plan_of(2, 8, 12).path, Path::scalar);
@@ -283,15 +280,13 @@ TEST(CpuStep08Plan, SingleRowsAndColumnsAreCopies) {
 }
 
 TEST(CpuStep08Plan, BuffersOffSixteenBytesLeaveTheVectorKernel) {
-  // An aligned shape, but the input starts 4 bytes past a boundary: floats are realigned on
-  // that side only, bytes go scalar.
+  // An aligned shape, but one buffer starts past a 16-byte boundary: the scalar kernel, which
+  // cuts the writes on sectors only when the output buffer is off them.
   Plan p = plan_of(4, 1024, 1024, 256 + 4, 256);
-  EXPECT_EQ(p.path, Path::realigned);
-  EXPECT_TRUE(p.realign_in);
+  EXPECT_EQ(p.path, Path::scalar);
   EXPECT_FALSE(p.realign_out);
   p = plan_of(8, 1024, 1024, 256, 256 + 8);
-  EXPECT_EQ(p.path, Path::realigned);
-  EXPECT_FALSE(p.realign_in);
+  EXPECT_EQ(p.path, Path::scalar);
   EXPECT_TRUE(p.realign_out);
   EXPECT_EQ(plan_of(1, 1024, 1024, 256 + 1, 256).path, Path::scalar);
   EXPECT_EQ(plan_of(2, 1024, 1024, 256, 256 + 2).path, Path::scalar);
@@ -339,11 +334,11 @@ TEST(CpuStep08Variants, EveryTypeHasTheLauncherAndAFallbackThatTakesAnyShape) {
     const auto v = step08::variants(t);
     ASSERT_GE(v.size(), 3u);
     EXPECT_EQ(v.front().name, "auto");
-    EXPECT_EQ(v.back().name, "scalar, padded tile");
+    EXPECT_EQ(v.back().name, "scalar, writes cut on sectors");
   }
   const Problem odd{ElemType::f32, 4095, 4097, 1};
   EXPECT_EQ(step08::auto_variant(ElemType::f32, &odd).name,
-            "auto: realigned 16B vectors (both sides)");
+            "auto: scalar, sector-aligned writes");
   const Problem even{ElemType::i8, 16384, 16384, 1};
   EXPECT_EQ(step08::auto_variant(ElemType::i8, &even).name, "auto: 16B vectors");
   EXPECT_EQ(step08::auto_variant(ElemType::i8, &even).tile, "128x128");
@@ -566,7 +561,7 @@ void emulate_vec(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows, s
 
 template <int S, int T>
 void emulate_scalar(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows,
-                    std::int64_t cols) {
+                    std::int64_t cols, bool realign) {
   using Tile = step08::ScalarTile<S, T>;
   using E = typename Tile::E;
   struct Shared {
@@ -574,16 +569,31 @@ void emulate_scalar(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows
   };
   auto smem = std::make_unique<Shared>();
   const step08::TileGrid grid = step08::make_grid(rows, cols, T, T);
+  const step08::OutCut cut{
+      realign, static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / S % Tile::kSector)};
   for (std::uint32_t b = 0; b < grid.tiles(); ++b) {
     std::int64_t ty, tx;
     grid.tile(b, &ty, &tx);
     for (unsigned t = 0; t < step08::kThreads; ++t) {
-      Tile::load(t, reinterpret_cast<const E*>(in), rows, cols, ty * T, tx * T, smem->tile);
+      Tile::load(t, reinterpret_cast<const E*>(in), rows, cols, ty * T, tx * T, cut, smem->tile);
     }
     for (unsigned t = 0; t < step08::kThreads; ++t) {
-      Tile::store(t, reinterpret_cast<E*>(out), rows, cols, ty * T, tx * T, smem->tile);
+      Tile::store(t, reinterpret_cast<E*>(out), rows, cols, ty * T, tx * T, cut,
+                  ty == grid.tiles_r - 1, smem->tile);
     }
   }
+}
+
+// The scalar kernel with the output cut at tile edges, and cut on sectors.
+template <int S>
+void emulate_scalar_plain(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows,
+                          std::int64_t cols) {
+  emulate_scalar<S, step08::scalar_tile(S)>(in, out, rows, cols, false);
+}
+template <int S>
+void emulate_scalar_realigned(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows,
+                              std::int64_t cols) {
+  emulate_scalar<S, step08::scalar_tile(S)>(in, out, rows, cols, true);
 }
 
 // What step08::transpose launches, run on the CPU: the same plan, the same templates.
@@ -597,17 +607,8 @@ void emulate_plan(const Plan& plan, const std::uint8_t* in, std::uint8_t* out,
       return;
     case Path::vector:
       return emulate_vec<S, vt.rows, vt.cols, false, false>(in, out, rows, cols);
-    case Path::realigned:
-      if constexpr (S == 4 || S == 8) {
-        if (plan.realign_in && plan.realign_out) {
-          return emulate_vec<S, vt.rows, vt.cols, true, true>(in, out, rows, cols);
-        }
-        if (plan.realign_in) return emulate_vec<S, vt.rows, vt.cols, true, false>(in, out, rows, cols);
-        return emulate_vec<S, vt.rows, vt.cols, false, true>(in, out, rows, cols);
-      }
-      FAIL() << "realigned plan for " << S << "-byte elements";
     case Path::scalar:
-      return emulate_scalar<S, step08::scalar_tile(S)>(in, out, rows, cols);
+      return emulate_scalar<S, step08::scalar_tile(S)>(in, out, rows, cols, plan.realign_out);
   }
 }
 
@@ -681,11 +682,12 @@ TEST(CpuStep08Emulated, LauncherTakesBuffersOffSixteenBytes) {
 }
 
 // Each path on its own, on every shape it takes: the vector kernels (every tile shape of the
-// table) on the shapes whose rows are aligned, the realigned and scalar kernels on all.
+// table) on the shapes whose rows are aligned, the scalar kernel (both cuts) and the realigned
+// vector kernels of the table on all.
 template <int S>
 void check_every_path(ElemType type) {
   SCOPED_TRACE(std::string("type ") + course::elem_name(type));
-  std::vector<Runner> any_shape = {emulate_scalar<S, step08::scalar_tile(S)>};
+  std::vector<Runner> any_shape = {emulate_scalar_plain<S>, emulate_scalar_realigned<S>};
   if constexpr (S == 4 || S == 8) {
     constexpr step08::TileSize vt = step08::vector_tile(S);
     any_shape.push_back(emulate_vec<S, vt.rows, vt.cols, true, true>);
@@ -709,8 +711,8 @@ void check_every_path(ElemType type) {
     const bool in_ok = step08::input_rows_aligned(S, s.cols, 0);
     const bool out_ok = step08::output_rows_aligned(S, s.rows, 0);
     for (std::size_t i = 0; i < any_shape.size(); ++i) {
-      // The half-realigned kernels need the other side aligned.
-      if ((i == 2 && !out_ok) || (i == 3 && !in_ok)) continue;
+      // The half-realigned vector kernels need the other side aligned.
+      if ((i == 3 && !out_ok) || (i == 4 && !in_ok)) continue;
       check_emulated(any_shape[i], type, s.rows, s.cols);
       if (::testing::Test::HasFatalFailure()) return;
     }

@@ -1,8 +1,9 @@
 // Step 08 - any shape, any element type, at the copy ceiling: the launcher a reader can drop into
 // real code. transpose(in, out, rows, cols) takes device pointers of any element type of 1, 2, 4,
 // 8 or 16 bytes and any rows x cols, asks plan_transpose (plan.hpp) which kernel fits, and
-// launches it: transpose_vec.cuh (16-byte vectors, aligned or realigned rows) or
-// transpose_scalar.cuh (one element per access), or a plain copy for 1 x N and N x 1.
+// launches it: transpose_vec.cuh (16-byte vectors, when every row starts on 16 bytes) or
+// transpose_scalar.cuh (one element per access, writes cut on 32-byte sectors), or a plain copy
+// for 1 x N and N x 1.
 //
 //   make step08 && ./step08 --type bf16 --rows 8192 --cols 2048
 #pragma once
@@ -31,15 +32,17 @@ cudaError_t launch_vec(const void* in, void* out, std::int64_t rows, std::int64_
   return cudaGetLastError();
 }
 
-/// Launches transpose_scalar with T x T tiles.
+/// Launches transpose_scalar with T x T tiles; @p realign cuts output rows on their sectors.
 template <int S, int T>
 cudaError_t launch_scalar(const void* in, void* out, std::int64_t rows, std::int64_t cols,
-                          cudaStream_t stream) {
+                          bool realign, cudaStream_t stream) {
   const std::int64_t blocks = blocks_for(rows, cols, {T, T});
   if (blocks < 0) return cudaErrorInvalidValue;
+  constexpr int kSector = ScalarTile<S, T>::kSector;
+  const OutCut cut{realign, static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / S % kSector)};
   transpose_scalar<S, T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
       static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols,
-      make_grid(rows, cols, T, T));
+      make_grid(rows, cols, T, T), cut);
   return cudaGetLastError();
 }
 
@@ -54,19 +57,8 @@ cudaError_t run_plan(const Plan& plan, const void* in, void* out, std::int64_t r
                              cudaMemcpyDeviceToDevice, stream);
     case Path::vector:
       return launch_vec<S, vt.rows, vt.cols, false, false>(in, out, rows, cols, stream);
-    case Path::realigned:
-      if constexpr (S == 4 || S == 8) {
-        if (plan.realign_in && plan.realign_out) {
-          return launch_vec<S, vt.rows, vt.cols, true, true>(in, out, rows, cols, stream);
-        }
-        if (plan.realign_in) {
-          return launch_vec<S, vt.rows, vt.cols, true, false>(in, out, rows, cols, stream);
-        }
-        return launch_vec<S, vt.rows, vt.cols, false, true>(in, out, rows, cols, stream);
-      }
-      return cudaErrorInvalidValue;  // plan_transpose never realigns other sizes
     case Path::scalar:
-      return launch_scalar<S, scalar_tile(S)>(in, out, rows, cols, stream);
+      return launch_scalar<S, scalar_tile(S)>(in, out, rows, cols, plan.realign_out, stream);
   }
   return cudaErrorInvalidValue;
 }

@@ -7,10 +7,11 @@
 //   * the tile is sized in bytes, not elements (128x128 bytes, 64x64 floats, 32x32 16-byte
 //     structs, ...), and shared memory is one XOR-swizzled layout for all sizes (tile_layout.cuh);
 //   * full interior tiles run without a single bounds check; only edge tiles test each vector;
-//   * rows that do not start on a 16-byte boundary (4095 x 4097 floats) are "realigned": the
+//   * rows that do not start on a 16-byte boundary (4095 x 4097 floats) can be "realigned": the
 //     thread loads the aligned 16 bytes that hold its elements and puts each element where it
-//     belongs. Only 4- and 8-byte elements need that (16-byte ones are always aligned; the
-//     launcher sends misaligned 1- and 2-byte ones to transpose_scalar.cuh);
+//     belongs (4- and 8-byte elements only). The launcher no longer uses this: the scalar kernel
+//     with sector-aligned writes (transpose_scalar.cuh) measured faster on every misaligned
+//     shape, so the realigned kernel stays as a row of the step's table, for comparison;
 //   * 64-bit offsets everywhere and tiles on grid.x: any shape up to 2^31-1 tiles.
 //
 // The two halves of the kernel, global -> shared and shared -> global, are functions of the

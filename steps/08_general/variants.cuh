@@ -1,7 +1,8 @@
 // The kernels of step 08 as the harness and the tests see them, per element type: the launcher
 // (what a reader would call), then each path on its own so the table shows what each one costs:
-// the vector kernel with a few tile shapes, the realigned kernel (4- and 8-byte elements), and
-// the scalar kernel. A path that cannot take the shape refuses it (the row says "refused").
+// the vector kernel with a few tile shapes, the realigned vector kernel (4- and 8-byte elements),
+// and the scalar kernel with both ways of cutting its writes. A path that cannot take the shape
+// refuses it (the row says "refused").
 #pragma once
 
 #include <cstdint>
@@ -32,8 +33,9 @@ course::Variant vector_variant() {
           }};
 }
 
-/// The realigned kernel with both sides realigned, on any shape: on aligned shapes it shows
-/// what the realignment costs when it is not needed.
+/// The realigned vector kernel with both sides realigned, on any shape: the launcher's choice for
+/// misaligned 4- and 8-byte rows before the scalar kernel cut its writes on sectors, kept here for
+/// comparison (on aligned shapes it also shows what the realignment costs when not needed).
 template <int S>
 course::Variant realigned_variant() {
   constexpr TileSize t = vector_tile(S);
@@ -48,17 +50,22 @@ course::Variant realigned_variant() {
           }};
 }
 
-/// The scalar kernel alone, on any shape.
-template <int S>
+/// The scalar kernel alone, on any shape. REALIGN: output rows cut on their sectors when they do
+/// not start on one (as the launcher does); without, every tile cuts at its own edge, so the
+/// table shows what the realignment buys.
+template <int S, bool REALIGN = true>
 course::Variant scalar_variant() {
   constexpr int t = scalar_tile(S);
-  return {"scalar, padded tile", "32x8", tile_text(t, t),
+  return {REALIGN ? "scalar, writes cut on sectors" : "scalar, writes cut at tile edges", "32x8",
+          tile_text(t, t),
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             if (!valid_problem(S, p.rows, p.cols, reinterpret_cast<std::uintptr_t>(in),
                                reinterpret_cast<std::uintptr_t>(out))) {
               return cudaErrorInvalidValue;
             }
-            return launch_scalar<S, t>(in, out, p.rows, p.cols, s);
+            const bool realign =
+                REALIGN && !output_rows_on_sectors(S, p.rows, reinterpret_cast<std::uintptr_t>(out));
+            return launch_scalar<S, t>(in, out, p.rows, p.cols, realign, s);
           }};
 }
 
@@ -86,18 +93,21 @@ inline std::vector<course::Variant> variants(course::ElemType type,
     case 1:
       v.push_back(vector_variant<1, 128, 128>());
       v.push_back(vector_variant<1, 256, 128>());
+      v.push_back(scalar_variant<1, false>());
       v.push_back(scalar_variant<1>());
       break;
     case 2:
       v.push_back(vector_variant<2, 128, 64>());
       v.push_back(vector_variant<2, 64, 128>());
       v.push_back(vector_variant<2, 128, 128>());
+      v.push_back(scalar_variant<2, false>());
       v.push_back(scalar_variant<2>());
       break;
     case 4:
       v.push_back(vector_variant<4, 64, 64>());
       v.push_back(vector_variant<4, 128, 64>());
       v.push_back(realigned_variant<4>());
+      v.push_back(scalar_variant<4, false>());
       v.push_back(scalar_variant<4>());
       break;
     case 8:
@@ -105,11 +115,13 @@ inline std::vector<course::Variant> variants(course::ElemType type,
       v.push_back(vector_variant<8, 32, 64>());
       v.push_back(vector_variant<8, 32, 32>());
       v.push_back(realigned_variant<8>());
+      v.push_back(scalar_variant<8, false>());
       v.push_back(scalar_variant<8>());
       break;
     default:
       v.push_back(vector_variant<16, 32, 32>());
       v.push_back(vector_variant<16, 16, 16>());
+      v.push_back(scalar_variant<16, false>());
       v.push_back(scalar_variant<16>());
       break;
   }
