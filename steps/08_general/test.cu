@@ -569,8 +569,7 @@ void emulate_scalar(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows
   };
   auto smem = std::make_unique<Shared>();
   const step08::TileGrid grid = step08::make_grid(rows, cols, T, T);
-  const step08::OutCut cut{
-      realign, static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / S % Tile::kSector)};
+  const step08::OutCut cut = Tile::cut_for(realign, out);
   for (std::uint32_t b = 0; b < grid.tiles(); ++b) {
     std::int64_t ty, tx;
     grid.tile(b, &ty, &tx);

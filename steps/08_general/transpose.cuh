@@ -38,8 +38,7 @@ cudaError_t launch_scalar(const void* in, void* out, std::int64_t rows, std::int
                           bool realign, cudaStream_t stream) {
   const std::int64_t blocks = blocks_for(rows, cols, {T, T});
   if (blocks < 0) return cudaErrorInvalidValue;
-  constexpr int kSector = ScalarTile<S, T>::kSector;
-  const OutCut cut{realign, static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / S % kSector)};
+  const OutCut cut = ScalarTile<S, T>::cut_for(realign, out);
   transpose_scalar<S, T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
       static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols,
       make_grid(rows, cols, T, T), cut);

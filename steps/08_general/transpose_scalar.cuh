@@ -49,11 +49,16 @@ template <int S, int T>
 struct ScalarTile {
   using E = typename Element<S>::type;
   static constexpr int kPad = S < 4 ? 4 / S : 1;
-  static constexpr int kSector = 32 / S < 1 ? 1 : 32 / S;      // elements per 32-byte sector
+  static constexpr int kSector = 32 / S;                       // elements per 32-byte sector
   static constexpr int kLead = kSector < 8 ? 8 : kSector;      // whole passes of the 8 warps
   static constexpr int kArrayRows = kLead + T;
   using Array = E[kArrayRows][T + kPad];
   static_assert(T % 32 == 0, "a warp covers 32 columns");
+
+  /// The cut for an output buffer at @p out: realigned or not, and where out sits in its sector.
+  __host__ __device__ static OutCut cut_for(bool realign, const void* out) {
+    return {realign, static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / S % kSector)};
+  }
 
   // The largest divisor of n that is at most limit.
   __host__ __device__ static constexpr int divisor_at_most(int n, int limit) {
