@@ -17,9 +17,9 @@ namespace step05 {
 
 constexpr int kTile = 32;
 
-// Element (row, col) of the tile is stored in column col ^ (row % 32): a permutation of each row,
-// and 32 different banks down each column (step 04, which explains the `& 31`).
-__host__ __device__ __forceinline__ int swizzle(int row, int col) { return col ^ (row & 31); }
+// Element (row, col) of the tile is stored in column col ^ row: a permutation of each row, and
+// 32 different banks down each column. Rows are 0..31 here, so no `% 32` (step 04 explains).
+__host__ __device__ __forceinline__ int swizzle(int row, int col) { return col ^ row; }
 
 // Which tile a block transposes. Blocks are numbered in one dimension (bid = blockIdx.x), and the
 // hardware starts them roughly in that order.
@@ -59,15 +59,23 @@ transpose_coarsened(const T* __restrict__ in, T* __restrict__ out, std::int64_t 
   const int tx = threadIdx.x, ty = threadIdx.y;
 
   // Read: warp ty takes tile rows ty, ty + BLOCK_ROWS, ...; each pass is one coalesced row.
-  // The trip count is a constant, so the loop unrolls and all loads are issued before the
-  // first of them has to arrive. The thread's first element and its column test are worked
-  // out once; pass j is then j rows further down (one add, no 64-bit multiply per element).
+  // All of a thread's loads go to registers first and only then to shared memory: written as
+  // load-store pairs, the compiler may wait for each load before issuing the next, and a
+  // transpose lives on loads in flight. The trip count is a constant, so the loops unroll and v
+  // stays in registers. The thread's first element and its column test are worked out once;
+  // pass k is then k * BLOCK_ROWS rows further down.
+  constexpr int kPasses = TILE / BLOCK_ROWS;
   const T* src = in + (row0 + ty) * cols + col0 + tx;
   const bool col_in = col0 + tx < cols;
+  T v[kPasses];
 #pragma unroll
-  for (int j = 0; j < TILE; j += BLOCK_ROWS) {
-    const int y = ty + j;
-    if (col_in && row0 + y < rows) tile[y][swizzle(y, tx)] = src[j * cols];
+  for (int k = 0; k < kPasses; ++k) {
+    if (col_in && row0 + ty + k * BLOCK_ROWS < rows) v[k] = src[k * BLOCK_ROWS * cols];
+  }
+#pragma unroll
+  for (int k = 0; k < kPasses; ++k) {
+    const int y = ty + k * BLOCK_ROWS;
+    if (col_in && row0 + y < rows) tile[y][swizzle(y, tx)] = v[k];
   }
 
   __syncthreads();
@@ -76,9 +84,9 @@ transpose_coarsened(const T* __restrict__ in, T* __restrict__ out, std::int64_t 
   T* dst = out + (col0 + ty) * rows + row0 + tx;  // output row col0 + ty, column row0 + tx
   const bool out_col_in = row0 + tx < rows;
 #pragma unroll
-  for (int j = 0; j < TILE; j += BLOCK_ROWS) {
-    const int y = ty + j;
-    if (out_col_in && col0 + y < cols) dst[j * rows] = tile[tx][swizzle(tx, y)];
+  for (int k = 0; k < kPasses; ++k) {
+    const int y = ty + k * BLOCK_ROWS;
+    if (out_col_in && col0 + y < cols) dst[k * BLOCK_ROWS * rows] = tile[tx][swizzle(tx, y)];
   }
 }
 
