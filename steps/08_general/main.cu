@@ -11,9 +11,9 @@ int main(int argc, char** argv) {
   step.description =
       "One kernel template for 1-, 2-, 4-, 8- and 16-byte elements: every global access is a\n"
       "16-byte vector; narrow elements are packed into 32-bit words by byte permutes in\n"
-      "registers; misaligned rows are re-cut into aligned vectors (4- and 8-byte elements) or\n"
-      "taken one element at a time (1 and 2 bytes). 'auto' is the launcher: it names the path\n"
-      "it picks for the shape.";
+      "registers. When rows do not start on 16 bytes, a scalar kernel moves one element per\n"
+      "access and cuts each output row on its 32-byte sectors. 'auto' is the launcher: it\n"
+      "names the path it picks for the shape.";
   step.types = {ElemType::f32, ElemType::f64, ElemType::f16, ElemType::bf16, ElemType::i8,
                 ElemType::b128};
   step.cublas_reference = true;

@@ -6,6 +6,7 @@
 //        stored once, no bank conflicts), the tile order, and the refusals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cstring>
@@ -62,8 +63,8 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 }
 
 // Shapes whose rows start on 16 bytes for every element size (multiples of 16 elements) but
-// that are not multiples of any tile: the vector kernels must take them, edge tiles included,
-// and with more than kGroupRows tile rows so the last, shorter group of the tile order runs.
+// that are not multiples of any tile: the vector kernels must take them, edge tiles included.
+// (The tile order's groups are taller than these: see TransposesMatricesTallerThanATileGroup.)
 const std::vector<course::Shape>& aligned_edge_shapes() {
   static const std::vector<course::Shape> shapes = {
       {16, 16}, {16, 48}, {48, 272}, {272, 48}, {144, 400}, {1168, 48}, {48, 1168}, {2320, 80},
@@ -91,6 +92,15 @@ TEST_P(Step08, TransposesAlignedShapesWithPartialTiles) {
   for (const course::Shape& s : aligned_edge_shapes()) {
     ASSERT_TRUE(course::check_transpose(c.variant, Problem{c.type, s.rows, s.cols, 1}));
   }
+}
+
+// Taller than one group of the tile order (TC * S tile rows: 4096 to 32768 input rows for the
+// step's tiles), so that the last, shorter group runs: one shape with aligned rows, one without.
+TEST_P(Step08, TransposesMatricesTallerThanATileGroup) {
+  REQUIRE_GPU();
+  const Case& c = GetParam();
+  ASSERT_TRUE(course::check_transpose(c.variant, Problem{c.type, 32784, 48, 1}));
+  ASSERT_TRUE(course::check_transpose(c.variant, Problem{c.type, 32785, 37, 1}, c.may_refuse));
 }
 
 INSTANTIATE_TEST_SUITE_P(General, Step08, ::testing::ValuesIn(all_cases()), case_name);
@@ -544,7 +554,7 @@ void emulate_vec(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows, s
   constexpr std::size_t n = Tile::L::kBytes;
   std::vector<std::uint8_t> storage(n + 2 * kGuard + 16);
   std::uint8_t* const smem = aligned16(storage) + kGuard;
-  const step08::TileGrid grid = step08::make_grid(rows, cols, TR, TC);
+  const step08::TileGrid grid = step08::make_grid(rows, cols, TR, TC, S);
   for (std::uint32_t b = 0; b < grid.tiles(); ++b) {
     std::fill(smem - kGuard, smem + n + kGuard, course::kPoisonByte);
     std::int64_t ty, tx;
@@ -559,28 +569,47 @@ void emulate_vec(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows, s
   }
 }
 
-template <int S, int T>
+template <int S, int T, bool Cut>
 void emulate_scalar(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows,
-                    std::int64_t cols, bool realign) {
-  using Tile = step08::ScalarTile<S, T>;
+                    std::int64_t cols) {
+  using Tile = step08::ScalarTile<S, T, Cut>;
   using E = typename Tile::E;
   struct Shared {
     typename Tile::Array tile;
   };
   auto smem = std::make_unique<Shared>();
-  const step08::TileGrid grid = step08::make_grid(rows, cols, T, T);
-  const step08::OutCut cut = Tile::cut_for(realign, out);
+  const step08::TileGrid grid = step08::make_grid(rows, cols, T, T, S);
+  const int phase = Tile::phase_of(out);
+  const auto* src = reinterpret_cast<const E*>(in);
+  auto* dst = reinterpret_cast<E*>(out);
   for (std::uint32_t b = 0; b < grid.tiles(); ++b) {
     std::int64_t ty, tx;
     grid.tile(b, &ty, &tx);
-    for (unsigned t = 0; t < step08::kThreads; ++t) {
-      Tile::load(t, reinterpret_cast<const E*>(in), rows, cols, ty * T, tx * T, cut, smem->tile);
-    }
-    for (unsigned t = 0; t < step08::kThreads; ++t) {
-      Tile::store(t, reinterpret_cast<E*>(out), rows, cols, ty * T, tx * T, cut,
-                  ty == grid.tiles_r - 1, smem->tile);
+    const std::int64_t r0 = ty * T, c0 = tx * T;
+    const bool last = ty == grid.tiles_r - 1;
+    // The same branch as the kernel: whole tiles take the path without bounds tests.
+    if (Tile::whole(rows, cols, r0, c0)) {
+      for (unsigned t = 0; t < step08::kThreads; ++t) {
+        Tile::template load<true>(t, src, rows, cols, r0, c0, smem->tile);
+      }
+      for (unsigned t = 0; t < step08::kThreads; ++t) {
+        Tile::template store<true>(t, dst, rows, cols, r0, c0, phase, last, smem->tile);
+      }
+    } else {
+      for (unsigned t = 0; t < step08::kThreads; ++t) {
+        Tile::template load<false>(t, src, rows, cols, r0, c0, smem->tile);
+      }
+      for (unsigned t = 0; t < step08::kThreads; ++t) {
+        Tile::template store<false>(t, dst, rows, cols, r0, c0, phase, last, smem->tile);
+      }
     }
   }
+}
+template <int S, int T>
+void emulate_scalar(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows,
+                    std::int64_t cols, bool realign) {
+  return realign ? emulate_scalar<S, T, true>(in, out, rows, cols)
+                 : emulate_scalar<S, T, false>(in, out, rows, cols);
 }
 
 // The scalar kernel with the output cut at tile edges, and cut on sectors.
@@ -734,21 +763,28 @@ TEST(CpuStep08Emulated, EveryPathOnEveryShapeItTakes) {
 // ---- CPU: the tile order -------------------------------------------------------------------
 
 TEST(CpuStep08Grid, VisitsEveryTileOnceInGroupsOfTileRows) {
-  for (std::int64_t tr : {1, 3, 8, 9, 17, 64})
-    for (std::int64_t tc : {1, 2, 7, 33}) {
-      const step08::TileGrid g = step08::make_grid(tr, tc, 1, 1);
-      std::set<std::pair<std::int64_t, std::int64_t>> seen;
-      for (std::int64_t b = 0; b < g.tiles(); ++b) {
-        std::int64_t ty, tx;
-        g.tile(b, &ty, &tx);
-        ASSERT_TRUE(ty >= 0 && ty < tr && tx >= 0 && tx < tc) << tr << "x" << tc << " block " << b;
-        ASSERT_TRUE(seen.insert({ty, tx}).second) << tr << "x" << tc << " block " << b;
-        // Blocks of one group share kGroupRows tile rows.
-        ASSERT_EQ(ty / std::int64_t{step08::kGroupRows}, b / (std::int64_t{step08::kGroupRows} * tc));
+  // Tiles 1 to 64 bytes wide: groups of 1 to 64 tile rows (kBlocksInFlight = kReadPiece).
+  for (int width : {1, 8, 64})
+    for (std::int64_t tr : {1, 3, 8, 9, 17, 64, 65, 200})
+      for (std::int64_t tc : {1, 2, 7, 33}) {
+        const step08::TileGrid g = step08::make_grid(tr * 2 - 1, tc * width, 2, width, 1);
+        const std::int64_t want =
+            step08::kBlocksInFlight * width / step08::kReadPiece;  // tile rows per group
+        ASSERT_EQ(g.tiles_r, tr);
+        ASSERT_EQ(g.tiles_c, tc);
+        ASSERT_EQ(g.group_rows, std::min(tr, want));
+        std::set<std::pair<std::int64_t, std::int64_t>> seen;
+        for (std::int64_t b = 0; b < g.tiles(); ++b) {
+          std::int64_t ty, tx;
+          g.tile(b, &ty, &tx);
+          ASSERT_TRUE(ty >= 0 && ty < tr && tx >= 0 && tx < tc) << tr << "x" << tc << " block " << b;
+          ASSERT_TRUE(seen.insert({ty, tx}).second) << tr << "x" << tc << " block " << b;
+          // Blocks of one group share group_rows tile rows, and walk down them first.
+          ASSERT_EQ(ty / g.group_rows, b / (std::int64_t{g.group_rows} * tc));
+        }
       }
-    }
   // Past 2^31 elements the grid still fits: 46341^2 floats in 64x64 tiles.
-  const step08::TileGrid big = step08::make_grid(46341, 46341, 64, 64);
+  const step08::TileGrid big = step08::make_grid(46341, 46341, 64, 64, 4);
   std::int64_t ty, tx;
   big.tile(big.tiles() - 1, &ty, &tx);
   EXPECT_EQ(ty, 724);

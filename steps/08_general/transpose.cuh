@@ -28,21 +28,27 @@ cudaError_t launch_vec(const void* in, void* out, std::int64_t rows, std::int64_
   if (blocks < 0) return cudaErrorInvalidValue;
   transpose_vec<S, TR, TC, RealignIn, RealignOut><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
       static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols,
-      make_grid(rows, cols, TR, TC));
+      make_grid(rows, cols, TR, TC, S));
   return cudaGetLastError();
 }
 
-/// Launches transpose_scalar with T x T tiles; @p realign cuts output rows on their sectors.
+/// Launches transpose_scalar with T x T tiles; Cut: output rows cut on their sectors.
+template <int S, int T, bool Cut>
+cudaError_t launch_scalar(const void* in, void* out, std::int64_t rows, std::int64_t cols,
+                          cudaStream_t stream) {
+  const std::int64_t blocks = blocks_for(rows, cols, {T, T});
+  if (blocks < 0) return cudaErrorInvalidValue;
+  transpose_scalar<S, T, Cut><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+      static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols,
+      make_grid(rows, cols, T, T, S), ScalarTile<S, T, Cut>::phase_of(out));
+  return cudaGetLastError();
+}
+/// The same, cutting output rows on their sectors when @p realign.
 template <int S, int T>
 cudaError_t launch_scalar(const void* in, void* out, std::int64_t rows, std::int64_t cols,
                           bool realign, cudaStream_t stream) {
-  const std::int64_t blocks = blocks_for(rows, cols, {T, T});
-  if (blocks < 0) return cudaErrorInvalidValue;
-  const OutCut cut = ScalarTile<S, T>::cut_for(realign, out);
-  transpose_scalar<S, T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-      static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols,
-      make_grid(rows, cols, T, T), cut);
-  return cudaGetLastError();
+  return realign ? launch_scalar<S, T, true>(in, out, rows, cols, stream)
+                 : launch_scalar<S, T, false>(in, out, rows, cols, stream);
 }
 
 /// Runs @p plan for S-byte elements (the plan came from plan_transpose for these arguments).
