@@ -9,11 +9,12 @@ int main(int argc, char** argv) {
   step.binary = "step08";
   step.title = "general transpose: any shape, any element type";
   step.description =
-      "One kernel template for 1-, 2-, 4-, 8- and 16-byte elements: every global access is a\n"
-      "16-byte vector; narrow elements are packed into 32-bit words by byte permutes in\n"
-      "registers. When rows do not start on 16 bytes, a scalar kernel moves one element per\n"
-      "access and cuts each output row on its 32-byte sectors. 'auto' is the launcher: it\n"
-      "names the path it picks for the shape.";
+      "Two kernel templates for 1-, 2-, 4-, 8- and 16-byte elements. The vector kernel makes\n"
+      "every global access a 16-byte vector; narrow elements are packed into 32-bit words by\n"
+      "byte permutes in registers. The scalar kernel moves one element per access and cuts\n"
+      "each output row on its 32-byte sectors; it takes 4- and 8-byte elements, and every\n"
+      "shape whose rows do not start on 16 bytes. 'auto' is the launcher: it names the path\n"
+      "it picks for the shape.";
   step.types = {ElemType::f32, ElemType::f64, ElemType::f16, ElemType::bf16, ElemType::i8,
                 ElemType::b128};
   step.cublas_reference = true;

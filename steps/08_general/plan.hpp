@@ -14,8 +14,9 @@ namespace step08 {
 /// The ways the launcher can transpose.
 enum class Path {
   copy,       ///< 1 x N or N x 1: the transpose has the same bytes as the input, a cudaMemcpy
-  vector,     ///< every row on both sides starts on 16 bytes: transpose_vec, aligned sides
-  scalar,     ///< some rows start off 16 bytes: transpose_scalar, one element per access
+  vector,     ///< 1-, 2- or 16-byte elements, every row on both sides on 16 bytes: transpose_vec
+  scalar,     ///< 4- or 8-byte elements, or rows off 16 bytes: transpose_scalar, one element per
+              ///< access
 };
 
 inline const char* path_name(Path p) {
@@ -45,13 +46,16 @@ constexpr TileSize vector_tile(std::size_t elem_size) {
   }
 }
 
-/// The scalar kernel's square tile per element size (5-37 KB of shared memory with the lead
-/// rows of a realigned cut). 4- and 8-byte elements use 32 x 32: a 64 x 64 float tile with sector-
-/// aligned writes measured 71% of the copy ceiling against 91% for 32 x 32 (12345 x 6789, H100).
+/// The scalar kernel's square tile per element size (17-37 KB of shared memory with the lead
+/// rows of a realigned cut). 4- and 8-byte elements use 64 x 64: for floats it measured 93% of
+/// the copy ceiling against 90% for 32 x 32 at 12345 x 6789 (H100), and 96% against 91% at
+/// 16384 x 16384; 16-byte elements stay at 32 x 32 (64 x 64 would pass 48 KB).
 constexpr int scalar_tile(std::size_t elem_size) {
   switch (elem_size) {
     case 1: return 128;
     case 2: return 128;
+    case 4: return 64;
+    case 8: return 64;
     default: return 32;
   }
 }
@@ -107,12 +111,21 @@ inline bool output_rows_on_sectors(std::size_t elem_size, std::int64_t rows, std
   return out % 32 == 0 && (rows * static_cast<std::int64_t>(elem_size)) % 32 == 0;
 }
 
+/// Whether 16-byte vectors are worth it for @p elem_size-byte elements. For 1 and 2 bytes they
+/// are: one element per access leaves a warp's access at 32 or 64 bytes, and the scalar kernel
+/// at 70% or 92% of the copy ceiling on aligned 16384 x 16384 (H100). For 4 and 8 bytes a warp's
+/// scalar access is already 128 or 256 bytes, and the scalar kernel's 64 x 64 tile measured 0.3
+/// to 2.3 points faster than the vector kernel on every aligned float and double shape of the
+/// step's table. 16-byte elements are vectors either way.
+constexpr bool vectors_pay(std::size_t elem_size) { return elem_size != 4 && elem_size != 8; }
+
 /// Decides how to transpose the rows x cols matrix of @p elem_size-byte elements at device
 /// address @p in into @p out. Returns false, leaving @p plan alone, when no kernel can.
-///   1 x N, N x 1           -> copy (the transposed matrix has the same bytes)
-///   both sides aligned     -> vector, the fast path: every access 16 bytes, whole tiles unchecked
-///   otherwise              -> scalar: one element per access; when output rows do not start on
-///                             32-byte sectors, each output row is cut on its own sectors
+///   1 x N, N x 1              -> copy (the transposed matrix has the same bytes)
+///   both sides aligned, and   -> vector, the fast path for narrow elements: every access
+///   vectors_pay(elem_size)       16 bytes, whole tiles unchecked
+///   otherwise                 -> scalar: one element per access; when output rows do not start
+///                                on 32-byte sectors, each output row is cut on its own sectors
 inline bool plan_transpose(std::size_t elem_size, std::int64_t rows, std::int64_t cols,
                            std::uintptr_t in, std::uintptr_t out, Plan* plan) {
   if (!valid_problem(elem_size, rows, cols, in, out)) return false;
@@ -124,7 +137,7 @@ inline bool plan_transpose(std::size_t elem_size, std::int64_t rows, std::int64_
   }
   const bool in_ok = input_rows_aligned(elem_size, cols, in);
   const bool out_ok = output_rows_aligned(elem_size, rows, out);
-  if (in_ok && out_ok) {
+  if (in_ok && out_ok && vectors_pay(elem_size)) {
     p.path = Path::vector;
     p.tile = vector_tile(elem_size);
   } else {

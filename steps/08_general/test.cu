@@ -229,22 +229,28 @@ Plan plan_of(std::size_t size, std::int64_t rows, std::int64_t cols, std::uintpt
   return p;
 }
 
-TEST(CpuStep08Plan, AlignedRowsTakeTheVectorKernelForEverySize) {
-  for (std::size_t s : {1, 2, 4, 8, 16}) {
+TEST(CpuStep08Plan, AlignedRowsTakeTheVectorKernelWhereVectorsPay) {
+  for (std::size_t s : {1, 2, 16}) {
     const Plan p = plan_of(s, 16384, 16384);
     EXPECT_EQ(p.path, Path::vector) << s;
     EXPECT_EQ(p.tile.rows, step08::vector_tile(s).rows);
     EXPECT_EQ(p.tile.cols, step08::vector_tile(s).cols);
   }
-  EXPECT_EQ(plan_of(4, 8192, 2048).path, Path::vector);
-  EXPECT_EQ(plan_of(4, 16384, 1024).path, Path::vector);
+  // 4- and 8-byte elements take the scalar kernel, uncut: the output rows are on sectors.
+  for (std::size_t s : {4, 8}) {
+    const Plan p = plan_of(s, 16384, 16384);
+    EXPECT_EQ(p.path, Path::scalar) << s;
+    EXPECT_EQ(p.tile.rows, step08::scalar_tile(s));
+    EXPECT_FALSE(p.realign_out) << s;
+  }
+  EXPECT_EQ(plan_of(4, 8192, 2048).path, Path::scalar);
+  EXPECT_FALSE(plan_of(4, 8192, 2048).realign_out);
+  EXPECT_TRUE(plan_of(4, 8196, 2048).realign_out);  // rows of 8196 floats: on 16 bytes, not 32
   EXPECT_EQ(plan_of(2, 8192, 2048).path, Path::vector);
   EXPECT_EQ(plan_of(1, 8192, 2048).path, Path::vector);
-  // The smallest aligned rows: 16 bytes (16 int8, 8 halves, 4 floats, 2 doubles, 1 struct).
+  // The smallest aligned rows: 16 bytes (16 int8, 8 halves, 1 struct).
   EXPECT_EQ(plan_of(1, 16, 32).path, Path::vector);
   EXPECT_EQ(plan_of(2, 8, 24).path, Path::vector);
-  EXPECT_EQ(plan_of(4, 4, 12).path, Path::vector);
-  EXPECT_EQ(plan_of(8, 2, 6).path, Path::vector);
   EXPECT_EQ(plan_of(16, 3, 5).path, Path::vector);  // 16-byte elements are always aligned
   EXPECT_EQ(plan_of(16, 46341, 7).path, Path::vector);
 }
@@ -274,7 +280,7 @@ TEST(CpuStep08Plan, MisalignedRowsTakeTheScalarKernelWithSectorAlignedWrites) {
   EXPECT_FALSE(p.realign_out);
   p = plan_of(4, 46341, 46341);
   EXPECT_EQ(p.path, Path::scalar);
-  EXPECT_EQ(p.blocks, 1449 * 1449);  // 46341 / 32 rounded up, squared: past 2^31 elements, fine
+  EXPECT_EQ(p.blocks, 725 * 725);  // 46341 / 64 rounded up, squared: past 2^31 elements, fine
   EXPECT_EQ(plan_of(1, 16, 24).path, Path::scalar);   // 24 bytes per input row
   EXPECT_EQ(plan_of(1, 24, 16).path, Path::scalar);   // 24 bytes per output row
   EXPECT_EQ(plan_of(2, 8, 12).path, Path::scalar);
@@ -352,6 +358,9 @@ TEST(CpuStep08Variants, EveryTypeHasTheLauncherAndAFallbackThatTakesAnyShape) {
   const Problem even{ElemType::i8, 16384, 16384, 1};
   EXPECT_EQ(step08::auto_variant(ElemType::i8, &even).name, "auto: 16B vectors");
   EXPECT_EQ(step08::auto_variant(ElemType::i8, &even).tile, "128x128");
+  const Problem floats{ElemType::f32, 16384, 16384, 1};
+  EXPECT_EQ(step08::auto_variant(ElemType::f32, &floats).name, "auto: scalar");
+  EXPECT_EQ(step08::auto_variant(ElemType::f32, &floats).tile, "64x64");
 }
 
 // ---- CPU: the register transposes ------------------------------------------------------------

@@ -1,9 +1,10 @@
 // Step 08 - any shape, any element type, at the copy ceiling: the launcher a reader can drop into
 // real code. transpose(in, out, rows, cols) takes device pointers of any element type of 1, 2, 4,
 // 8 or 16 bytes and any rows x cols, asks plan_transpose (plan.hpp) which kernel fits, and
-// launches it: transpose_vec.cuh (16-byte vectors, when every row starts on 16 bytes) or
-// transpose_scalar.cuh (one element per access, writes cut on 32-byte sectors), or a plain copy
-// for 1 x N and N x 1.
+// launches it: transpose_vec.cuh (16-byte vectors, for 1-, 2- and 16-byte elements whose rows
+// all start on 16 bytes) or transpose_scalar.cuh (one element per access, writes cut on 32-byte
+// sectors: 4- and 8-byte elements, and every misaligned shape), or a plain copy for 1 x N and
+// N x 1.
 //
 //   make step08 && ./step08 --type bf16 --rows 8192 --cols 2048
 #pragma once

@@ -13,6 +13,9 @@
 //     with sector-aligned writes (transpose_scalar.cuh) measured faster on every misaligned
 //     shape, so the realigned kernel stays as a row of the step's table, for comparison;
 //   * 64-bit offsets everywhere and tiles on grid.x: any shape up to 2^31-1 tiles.
+// The launcher takes this kernel for 1-, 2- and 16-byte elements. For 4- and 8-byte ones the
+// scalar kernel's 64 x 64 tile measured as fast or faster (plan.hpp, vectors_pay), so for them
+// this kernel is a row of the table, like step 07's.
 //
 // The two halves of the kernel, global -> shared and shared -> global, are functions of the
 // thread index t, so the CPU tests run them too, thread by thread.
