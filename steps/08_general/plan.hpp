@@ -114,9 +114,10 @@ inline bool output_rows_on_sectors(std::size_t elem_size, std::int64_t rows, std
 /// Whether 16-byte vectors are worth it for @p elem_size-byte elements. For 1 and 2 bytes they
 /// are: one element per access leaves a warp's access at 32 or 64 bytes, and the scalar kernel
 /// at 70% or 92% of the copy ceiling on aligned 16384 x 16384 (H100). For 4 and 8 bytes a warp's
-/// scalar access is already 128 or 256 bytes, and the scalar kernel's 64 x 64 tile measured 0.3
-/// to 2.3 points faster than the vector kernel on every aligned float and double shape of the
-/// step's table. 16-byte elements are vectors either way.
+/// scalar access is already 128 or 256 bytes, and the scalar kernel's 64 x 64 tile measured level
+/// with or ahead of the vector kernel on every aligned float and double shape from 4096 x 4096
+/// up in the step's table (by up to 2.7 points, about the run-to-run spread; smaller shapes
+/// vary either way). 16-byte elements are vectors either way.
 constexpr bool vectors_pay(std::size_t elem_size) { return elem_size != 4 && elem_size != 8; }
 
 /// Decides how to transpose the rows x cols matrix of @p elem_size-byte elements at device
