@@ -22,17 +22,31 @@ __global__ void transpose_tiled(const float* __restrict__ in, float* __restrict_
   const int tx = threadIdx.x;
 
   // Read: a warp takes 32 neighbours of one input row. Both indices are checked: the tile may
-  // hang over the bottom (r) and the right (c) edge.
-  for (int i = threadIdx.y; i < TILE; i += BLOCK_ROWS) {
-    const std::int64_t r = row0 + i, c = col0 + tx;
-    if (r < rows && c < cols) tile[i][tx] = in[r * cols + c];
+  // hang over the bottom (r) and the right (c) edge. All of a thread's loads go to registers
+  // first, then to the tile, so that they are in flight together (step 05).
+  static_assert(TILE % BLOCK_ROWS == 0, "each thread moves whole tile rows");
+  constexpr int kPasses = TILE / BLOCK_ROWS;
+  const int ty = threadIdx.y;
+  const std::int64_t c_in = col0 + tx;
+  float v[kPasses];
+#pragma unroll
+  for (int k = 0; k < kPasses; ++k) {
+    const std::int64_t r = row0 + ty + k * BLOCK_ROWS;
+    if (r < rows && c_in < cols) v[k] = in[r * cols + c_in];
+  }
+#pragma unroll
+  for (int k = 0; k < kPasses; ++k) {
+    const int i = ty + k * BLOCK_ROWS;
+    if (row0 + i < rows && c_in < cols) tile[i][tx] = v[k];
   }
 
   __syncthreads();  // the writes below read elements that other warps stored
 
   // Write: the tile lands at output rows col0.. and output columns row0... An output row is
   // `rows` elements long (not `cols`: the classic mistake that only square matrices forgive).
-  for (int i = threadIdx.y; i < TILE; i += BLOCK_ROWS) {
+#pragma unroll
+  for (int k = 0; k < kPasses; ++k) {
+    const int i = ty + k * BLOCK_ROWS;
     const std::int64_t r = col0 + i, c = row0 + tx;  // output row (< cols), column (< rows)
     if (r < cols && c < rows) out[r * rows + c] = tile[tx][i];
   }

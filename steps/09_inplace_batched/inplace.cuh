@@ -48,6 +48,19 @@ __host__ __device__ inline TilePair upper_pair(unsigned k) {
   return {static_cast<unsigned>(k - triangle(j)), j};
 }
 
+/// Where element (row, col) of the n x n matrix at @p a sits in its 32-byte sector, in
+/// elements. Only the low bits of the element's index matter, so 32-bit unsigned arithmetic
+/// (which wraps) gives them exactly, and cheaply.
+template <typename T>
+__host__ __device__ inline int sector_offset(const T* a, std::int64_t n, std::int64_t row,
+                                             std::int64_t col) {
+  constexpr unsigned kSector = 32 / sizeof(T);
+  const auto base = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(a) / sizeof(T));
+  const unsigned at = base + static_cast<unsigned>(row) * static_cast<unsigned>(n) +
+                      static_cast<unsigned>(col);
+  return static_cast<int>(at & (kSector - 1));
+}
+
 /// Transposes square n x n matrices in their own buffer, one tile pair per block.
 /// blockIdx.x = matrix * pairs_per_matrix + pair. Threads: TILE x ROWS; each thread moves
 /// TILE / ROWS rows of each tile.
@@ -60,11 +73,19 @@ __host__ __device__ inline TilePair upper_pair(unsigned k) {
 /// of its loads should be in flight at once. Staged through registers, they are not: capped at
 /// 32 registers for a full SM of threads (the launch bounds), the compiler interleaves loads and
 /// shared stores and waits for each load in turn; uncapped, fewer blocks fit on an SM.
-template <typename T, int TILE, int ROWS>
+///
+/// Sectors: when n * sizeof(T) is not a multiple of 32 bytes, most rows start inside a 32-byte
+/// sector, and a warp moving 32 neighbours from the start of a tile row touches one sector more
+/// than it needs, which it shares with the next warp. With Sectors, the lanes of a tile row are
+/// shifted by the row's offset d into its sector: lane p moves element p - d, so every warp
+/// covers whole sectors, and a last pass moves the d elements that fall past the last lane.
+/// Only the sectors at the tile's two ends are still shared, with the neighbouring tiles.
+template <typename T, int TILE, int ROWS, bool Sectors = false>
 __global__ void __launch_bounds__(TILE * ROWS, 2048 / (TILE * ROWS))
     transpose_inplace_pairs(T* m, std::int64_t n, unsigned pairs_per_matrix) {
   static_assert(TILE % 32 == 0 && TILE % ROWS == 0, "whole warps across a tile row");
   constexpr int kPerThread = TILE / ROWS;
+  constexpr int kSector = 32 / static_cast<int>(sizeof(T));  // elements per sector
   // Two tiles, padded by one column so that reading a column hits 32 different banks.
   __shared__ T tile_ij[TILE][TILE + 1];
   __shared__ T tile_ji[TILE][TILE + 1];
@@ -80,19 +101,32 @@ __global__ void __launch_bounds__(TILE * ROWS, 2048 / (TILE * ROWS))
   const int h = static_cast<int>(n - r0 < TILE ? n - r0 : TILE);
   const int w = static_cast<int>(n - c0 < TILE ? n - c0 : TILE);
   const int tx = threadIdx.x, ty = threadIdx.y;
+  // With Sectors, lane tx of a row piece moves element tx - d, where d is how far into its
+  // sector the piece begins. A thread's rows are ROWS apart, a multiple of kSector, so they all
+  // begin at the same d: one for the rows of tile (i, j)'s place, one for those of (j, i)'s.
+  static_assert(!Sectors || ROWS % kSector == 0, "a thread's rows begin at the same d");
+  const int d_ij = Sectors ? sector_offset(a, n, r0 + ty, c0) : 0;
+  const int d_ji = Sectors ? sector_offset(a, n, c0 + ty, r0) : 0;
+  // The last d elements of each row fall past the last lane: with Sectors, one more pass moves
+  // them, kSector lanes per row (lane tx takes row ty + ROWS * q and position TILE + tx % kSector).
+  const int q = tx / kSector, past = TILE + tx % kSector;
+  const bool tail = Sectors && q < kPerThread;
 
   // 1. Copy both tiles into shared memory, every copy of the thread in flight at once.
   //    A diagonal tile is its own mirror: it is read, and later written, only once.
+  //    Row r of each tile, lane p:
+  auto load = [&](int r, int p) {
+    const int x_ij = p - d_ij, x_ji = p - d_ji;
+    if (r < h && (!Sectors || x_ij >= 0) && x_ij < w) {
+      __pipeline_memcpy_async(&tile_ij[r][x_ij], &a[(r0 + r) * n + c0 + x_ij], sizeof(T));
+    }
+    if (!diagonal && r < w && (!Sectors || x_ji >= 0) && x_ji < h) {
+      __pipeline_memcpy_async(&tile_ji[r][x_ji], &a[(c0 + r) * n + r0 + x_ji], sizeof(T));
+    }
+  };
 #pragma unroll
-  for (int k = 0; k < kPerThread; ++k) {
-    const int r = ty + k * ROWS;
-    if (r < h && tx < w) {
-      __pipeline_memcpy_async(&tile_ij[r][tx], &a[(r0 + r) * n + c0 + tx], sizeof(T));
-    }
-    if (!diagonal && r < w && tx < h) {
-      __pipeline_memcpy_async(&tile_ji[r][tx], &a[(c0 + r) * n + r0 + tx], sizeof(T));
-    }
-  }
+  for (int k = 0; k < kPerThread; ++k) load(ty + k * ROWS, tx);
+  if (tail) load(ty + q * ROWS, past);
   __pipeline_commit();
   __pipeline_wait_prior(0);  // this thread's copies have landed...
   // 2. ...and after the barrier everyone's: every element this block will overwrite is in
@@ -102,20 +136,27 @@ __global__ void __launch_bounds__(TILE * ROWS, 2048 / (TILE * ROWS))
 
   // 3. Element (r, c) of the new tile (j, i) is element (c, r) of the old tile (i, j), and the
   //    other way round. Rows of the output are written by consecutive threads (coalesced); the
-  //    transposition happens in the shared-memory read, down a padded column.
+  //    transposition happens in the shared-memory read, down a padded column. Tile (i, j) goes
+  //    to the place of (j, i), so its rows begin d_ji into their sectors, and the other way.
+  auto store = [&](int r, int p) {
+    const int x_ij = p - d_ji, x_ji = p - d_ij;
+    if (r < w && (!Sectors || x_ij >= 0) && x_ij < h) {
+      a[(c0 + r) * n + r0 + x_ij] = tile_ij[x_ij][r];
+    }
+    if (!diagonal && r < h && (!Sectors || x_ji >= 0) && x_ji < w) {
+      a[(r0 + r) * n + c0 + x_ji] = tile_ji[x_ji][r];
+    }
+  };
 #pragma unroll
-  for (int k = 0; k < kPerThread; ++k) {
-    const int r = ty + k * ROWS;
-    if (r < w && tx < h) a[(c0 + r) * n + r0 + tx] = tile_ij[tx][r];
-    if (!diagonal && r < h && tx < w) a[(r0 + r) * n + c0 + tx] = tile_ji[tx][r];
-  }
+  for (int k = 0; k < kPerThread; ++k) store(ty + k * ROWS, tx);
+  if (tail) store(ty + q * ROWS, past);
 }
 
 /// Transposes @p batch square matrices of @p rows x @p cols, stored back to back at @p m, in
 /// place. Returns cudaErrorInvalidValue without launching when rows != cols (a rectangular
 /// matrix in place is a different problem, see the lesson), or when the pairs of the whole batch
 /// do not fit in one grid (2^31 - 1 blocks).
-template <typename T, int TILE, int ROWS>
+template <typename T, int TILE, int ROWS, bool Sectors = false>
 cudaError_t transpose_inplace(T* m, std::int64_t rows, std::int64_t cols, std::int64_t batch,
                               cudaStream_t stream = nullptr) {
   if (rows != cols || rows < 1 || batch < 1) return cudaErrorInvalidValue;
@@ -124,7 +165,7 @@ cudaError_t transpose_inplace(T* m, std::int64_t rows, std::int64_t cols, std::i
   const std::int64_t pairs = tiles * (tiles + 1) / 2;   // the upper triangle, diagonal included
   if (pairs > 0x7FFFFFFF / batch) return cudaErrorInvalidValue;
   const unsigned blocks = static_cast<unsigned>(pairs * batch);
-  transpose_inplace_pairs<T, TILE, ROWS>
+  transpose_inplace_pairs<T, TILE, ROWS, Sectors>
       <<<blocks, dim3(TILE, ROWS), 0, stream>>>(m, rows, static_cast<unsigned>(pairs));
   return cudaGetLastError();
 }

@@ -3,6 +3,7 @@
 // chunk walker, the group plan, the launchers' refusals and the --mode contract.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -187,6 +188,27 @@ TEST(CpuStep09TilePairs, ExactUpToTheGridLimit) {
   const step09::TilePair last = step09::upper_pair(0x7FFFFFFE);
   EXPECT_EQ(step09::triangle(last.j) + last.i, 0x7FFFFFFEULL);
   EXPECT_LE(last.i, last.j);
+}
+
+// sector_offset works from the low 32 bits of the element index; it must agree with the full
+// 64-bit index past 2^32 elements, for any base address and both element sizes.
+TEST(CpuStep09SectorOffset, AgreesWithTheFullIndex) {
+  for (std::uint64_t base : {0ULL, 4ULL, 12ULL, 1ULL << 40, (1ULL << 40) + 20}) {
+    for (std::int64_t n : {std::int64_t{1}, std::int64_t{7}, std::int64_t{8191},
+                           std::int64_t{46341}, std::int64_t{65535} * 64}) {
+      for (std::int64_t row : {std::int64_t{0}, std::int64_t{1}, std::int64_t{3}, n / 2, n - 1}) {
+        for (std::int64_t col : {std::int64_t{0}, std::int64_t{5}, n - 1}) {
+          const auto* f = reinterpret_cast<const float*>(base);
+          const auto* d = reinterpret_cast<const double*>(base);
+          const std::uint64_t at = static_cast<std::uint64_t>(row * n + col);
+          EXPECT_EQ(step09::sector_offset(f, n, row, col), static_cast<int>((base / 4 + at) % 8))
+              << "float n " << n << " at (" << row << ", " << col << ")";
+          EXPECT_EQ(step09::sector_offset(d, n, row, col), static_cast<int>((base / 8 + at) % 4))
+              << "double n " << n << " at (" << row << ", " << col << ")";
+        }
+      }
+    }
+  }
 }
 
 // The chunk walker agrees with division everywhere, for every stride and shape it meets.
