@@ -314,6 +314,9 @@ METRICS = {
     "dram__bytes_write.sum": "DRAM write MB",
     "global_ld_sectors_per_request": "ld sectors/req",
     "global_st_sectors_per_request": "st sectors/req",
+    "lts__t_sectors_srcunit_tex_op_read.sum": "L2 sectors read (M)",
+    "lts__t_sectors_srcunit_tex_op_write.sum": "L2 sectors written (M)",
+    "smsp__inst_executed.sum": "instructions (M)",
     "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio": "ld sectors/req",
     "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio": "st sectors/req",
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": "ld sectors",
@@ -344,6 +347,8 @@ def metric_column(metric, unit):
     label = METRICS.get(metric)
     if label and label.endswith(" MB"):
         return label, BYTE_UNITS.get(unit_key, 1) / 1e6  # ncu's bytes, in any prefix
+    if label and label.endswith(" (M)"):
+        return label, 1e-6  # counts in millions
     if label:
         return label, 1.0
     return (f"{metric} ({unit})" if unit else metric), 1.0

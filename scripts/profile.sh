@@ -13,12 +13,13 @@
 #      is contained in an EARLIER variant's name cannot be isolated by --only and is skipped with
 #      a warning: rename it.)
 #   3. Converts ncu's raw CSV into rows `step,kernel,type,rows,cols,metric,value,unit,device,
-#      driver,date` and replaces this step's earlier rows in ${PROFILE_CSV:-plots/data/profile.csv}
-#      (other steps' rows and the header are kept; with PROFILE_ONLY, only the rows of the
-#      variants profiled now are replaced).
+#      driver,date` and replaces this step's earlier rows of the same shape and element type in
+#      ${PROFILE_CSV:-plots/data/profile.csv} (other steps' and other shapes' rows and the header
+#      are kept, so a step can carry counters at several shapes; with PROFILE_ONLY, only the rows
+#      of the variants profiled now are replaced).
 # The metric set is fixed (below): DRAM bytes read and written, global load/store sectors and
 # requests (and sectors per request, derived), shared-memory bank conflicts and wavefronts on
-# loads and stores, achieved occupancy. ncu runs with --clock-control none: it never changes the GPU's clocks, and
+# loads and stores, achieved occupancy, L2 sectors read and written, instructions executed. ncu runs with --clock-control none: it never changes the GPU's clocks, and
 # these counters do not depend on them. ncu's default cache control flushes the caches before
 # the profiled kernel, so DRAM bytes are cold-cache numbers.
 #
@@ -70,6 +71,10 @@ metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
 metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
 metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
 metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active
+# Sectors that the SMs read from and wrote into L2 (a partly written sector counts once per
+# write), and warp instructions executed: what misaligned rows cost beyond DRAM bytes.
+metrics+=,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum
+metrics+=,smsp__inst_executed.sum
 # Matched against the demangled name: anything but the copy-ceiling kernels and cuBLAS.
 kernel_filter=${PROFILE_KERNELS:-'regex:^(?!.*(copy_|geam|gemm|cublas))'}
 
@@ -196,9 +201,12 @@ for name_file in sorted(glob.glob(os.path.join(tmp, "v*.name")),
 kept = []
 if os.path.exists(out_path):
     with open(out_path, newline="") as f:
-        # This step's rows go, all of them, or with PROFILE_ONLY those of the variants just run.
+        # This step's rows at this shape and type go, all of them, or with PROFILE_ONLY those of
+        # the variants just run.
+        same = lambda r: (r.get("step") == step and r.get("type") == run["type"]
+                          and r.get("rows") == run["rows"] and r.get("cols") == run["cols"])
         kept = [r for r in csv.DictReader(f)
-                if r.get("step") != step or (only and r.get("kernel") not in profiled)]
+                if not same(r) or (only and r.get("kernel") not in profiled)]
 with open(out_path + ".tmp", "w", newline="") as f:
     w = csv.writer(f, lineterminator="\n")
     w.writerow(header)
