@@ -61,11 +61,11 @@ __host__ __device__ inline int sector_offset(const T* a, std::int64_t n, std::in
   return static_cast<int>(at & (kSector - 1));
 }
 
-/// Transposes square n x n matrices in their own buffer, one tile pair per block.
-/// blockIdx.x = matrix * pairs_per_matrix + pair. Threads: TILE x ROWS; each thread moves
-/// TILE / ROWS rows of each tile.
+/// One block's swap of tile (r0 / TILE, c0 / TILE) of the n x n matrix at @p a with its mirror:
+/// both read into shared memory, then both written, transposed, where the other one was.
+/// Threads: TILE x ROWS; each thread moves TILE / ROWS rows of each tile.
 ///
-/// @p m has no __restrict__: the kernel reads and writes through the same pointer, and
+/// @p a has no __restrict__: the kernel reads and writes through the same pointer, and
 /// __restrict__ would promise the compiler the opposite.
 ///
 /// The tiles travel from global to shared memory with cp.async (__pipeline_memcpy_async), not
@@ -82,23 +82,13 @@ __host__ __device__ inline int sector_offset(const T* a, std::int64_t n, std::in
 /// Only the sectors at the tile's two ends are still shared, with the neighbouring tiles. On an
 /// H100 this measured slower than without (80% against 85% of the copy at 8191 x 8191): fewer
 /// sectors written into L2, 16% more instructions (the lesson has the counters).
-template <typename T, int TILE, int ROWS, bool Sectors = false>
-__global__ void __launch_bounds__(TILE * ROWS, 2048 / (TILE * ROWS))
-    transpose_inplace_pairs(T* m, std::int64_t n, unsigned pairs_per_matrix) {
+template <typename T, int TILE, int ROWS, bool Sectors>
+__device__ void swap_tile_pair(T* a, std::int64_t n, std::int64_t r0, std::int64_t c0,
+                               bool diagonal, T (&tile_ij)[TILE][TILE + 1],
+                               T (&tile_ji)[TILE][TILE + 1]) {
   static_assert(TILE % 32 == 0 && TILE % ROWS == 0, "whole warps across a tile row");
   constexpr int kPerThread = TILE / ROWS;
   constexpr int kSector = 32 / static_cast<int>(sizeof(T));  // elements per sector
-  // Two tiles, padded by one column so that reading a column hits 32 different banks.
-  __shared__ T tile_ij[TILE][TILE + 1];
-  __shared__ T tile_ji[TILE][TILE + 1];
-
-  const unsigned matrix = blockIdx.x / pairs_per_matrix;
-  const TilePair pair = upper_pair(blockIdx.x - matrix * pairs_per_matrix);
-  const bool diagonal = pair.i == pair.j;  // the same for the whole block: no divergence
-  T* const a = m + static_cast<std::int64_t>(matrix) * n * n;
-  // Tile (i, j) starts at row r0, column c0; its mirror (j, i) at row c0, column r0.
-  const std::int64_t r0 = static_cast<std::int64_t>(pair.i) * TILE;
-  const std::int64_t c0 = static_cast<std::int64_t>(pair.j) * TILE;
   // At the bottom and right edges a tile is cut short: (i, j) is h x w, its mirror w x h.
   const int h = static_cast<int>(n - r0 < TILE ? n - r0 : TILE);
   const int w = static_cast<int>(n - c0 < TILE ? n - c0 : TILE);
@@ -154,20 +144,53 @@ __global__ void __launch_bounds__(TILE * ROWS, 2048 / (TILE * ROWS))
   if (tail) store(ty + q * ROWS, past);
 }
 
+/// Transposes square n x n matrices in their own buffer. Block k of matrix b owns group k of
+/// the upper triangle of G x G-tile groups (blockIdx.x = b * pairs_per_matrix + k) and swaps
+/// every tile of it with its mirror, one tile pair after the other through the same two shared
+/// tiles. G = 1: one tile pair per block.
+///
+/// G > 1 (an experiment on misaligned rows, see the lesson): the tiles of a group that share
+/// sectors at their ends are then swapped by one block, not by neighbouring blocks. A group on
+/// the diagonal takes its tiles (s, t) with s <= t only: their mirrors are its other tiles.
+template <typename T, int TILE, int ROWS, bool Sectors = false, int G = 1>
+__global__ void __launch_bounds__(TILE * ROWS, 2048 / (TILE * ROWS))
+    transpose_inplace_pairs(T* m, std::int64_t n, unsigned pairs_per_matrix) {
+  // Two tiles, padded by one column so that reading a column hits 32 different banks.
+  __shared__ T tile_ij[TILE][TILE + 1];
+  __shared__ T tile_ji[TILE][TILE + 1];
+  const unsigned matrix = blockIdx.x / pairs_per_matrix;
+  const TilePair group = upper_pair(blockIdx.x - matrix * pairs_per_matrix);
+  T* const a = m + static_cast<std::int64_t>(matrix) * n * n;
+#pragma unroll
+  for (int s = 0; s < G; ++s) {
+#pragma unroll
+    for (int t = 0; t < G; ++t) {
+      // Tile (i, j) starts at row r0, column c0; its mirror (j, i) at row c0, column r0.
+      const std::int64_t r0 = (static_cast<std::int64_t>(group.i) * G + s) * TILE;
+      const std::int64_t c0 = (static_cast<std::int64_t>(group.j) * G + t) * TILE;
+      // The same for the whole block: no divergence. (With G = 1 every tile is inside.)
+      if (G > 1 && ((group.i == group.j && t < s) || r0 >= n || c0 >= n)) continue;
+      if (s + t > 0) __syncthreads();  // the previous pair's reads of the shared tiles are done
+      const bool diagonal = group.i == group.j && s == t;  // a tile that is its own mirror
+      swap_tile_pair<T, TILE, ROWS, Sectors>(a, n, r0, c0, diagonal, tile_ij, tile_ji);
+    }
+  }
+}
+
 /// Transposes @p batch square matrices of @p rows x @p cols, stored back to back at @p m, in
 /// place. Returns cudaErrorInvalidValue without launching when rows != cols (a rectangular
 /// matrix in place is a different problem, see the lesson), or when the pairs of the whole batch
 /// do not fit in one grid (2^31 - 1 blocks).
-template <typename T, int TILE, int ROWS, bool Sectors = false>
+template <typename T, int TILE, int ROWS, bool Sectors = false, int G = 1>
 cudaError_t transpose_inplace(T* m, std::int64_t rows, std::int64_t cols, std::int64_t batch,
                               cudaStream_t stream = nullptr) {
   if (rows != cols || rows < 1 || batch < 1) return cudaErrorInvalidValue;
-  const std::int64_t tiles = (rows + TILE - 1) / TILE;  // per side
-  if (tiles > 65535) return cudaErrorInvalidValue;      // keeps triangle(tiles) below 2^31
-  const std::int64_t pairs = tiles * (tiles + 1) / 2;   // the upper triangle, diagonal included
+  const std::int64_t tiles = (rows + TILE * G - 1) / (TILE * G);  // groups per side
+  if (tiles > 65535) return cudaErrorInvalidValue;  // keeps triangle(tiles) below 2^31
+  const std::int64_t pairs = tiles * (tiles + 1) / 2;  // the upper triangle, diagonal included
   if (pairs > 0x7FFFFFFF / batch) return cudaErrorInvalidValue;
   const unsigned blocks = static_cast<unsigned>(pairs * batch);
-  transpose_inplace_pairs<T, TILE, ROWS, Sectors>
+  transpose_inplace_pairs<T, TILE, ROWS, Sectors, G>
       <<<blocks, dim3(TILE, ROWS), 0, stream>>>(m, rows, static_cast<unsigned>(pairs));
   return cudaGetLastError();
 }
