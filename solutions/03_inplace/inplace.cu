@@ -29,16 +29,31 @@ __global__ void transpose_inplace_tiled(float* data, std::int64_t n) {
   const std::int64_t b0 = static_cast<std::int64_t>(blockIdx.x) * TILE;
   const int tx = threadIdx.x;
 
-  for (int i = threadIdx.y; i < TILE; i += BLOCK_ROWS) {
-    if (a0 + i < n && b0 + tx < n) upper[i][tx] = data[(a0 + i) * n + b0 + tx];
-    if (!diagonal && b0 + i < n && a0 + tx < n) lower[i][tx] = data[(b0 + i) * n + a0 + tx];
+  // All of a thread's loads go to registers first, then to the tiles, so that its eight loads
+  // are in flight together (step 05).
+  static_assert(TILE % BLOCK_ROWS == 0, "each thread moves whole tile rows");
+  constexpr int kPasses = TILE / BLOCK_ROWS;
+  const int ty = threadIdx.y;
+  float up[kPasses], low[kPasses];
+#pragma unroll
+  for (int k = 0; k < kPasses; ++k) {
+    const int i = ty + k * BLOCK_ROWS;
+    if (a0 + i < n && b0 + tx < n) up[k] = data[(a0 + i) * n + b0 + tx];
+    if (!diagonal && b0 + i < n && a0 + tx < n) low[k] = data[(b0 + i) * n + a0 + tx];
   }
-
+#pragma unroll
+  for (int k = 0; k < kPasses; ++k) {
+    const int i = ty + k * BLOCK_ROWS;
+    if (a0 + i < n && b0 + tx < n) upper[i][tx] = up[k];
+    if (!diagonal && b0 + i < n && a0 + tx < n) lower[i][tx] = low[k];
+  }
   __syncthreads();  // both tiles are in shared memory before anything is overwritten
 
   // The upper tile, transposed, goes where the lower one was (rows b0.., columns a0..), and the
   // lower one, transposed, where the upper one was. A diagonal tile goes back where it was.
-  for (int i = threadIdx.y; i < TILE; i += BLOCK_ROWS) {
+#pragma unroll
+  for (int k = 0; k < kPasses; ++k) {
+    const int i = ty + k * BLOCK_ROWS;
     if (b0 + i < n && a0 + tx < n) data[(b0 + i) * n + a0 + tx] = upper[tx][i];
     if (!diagonal && a0 + i < n && b0 + tx < n) data[(a0 + i) * n + b0 + tx] = lower[tx][i];
   }
