@@ -19,7 +19,8 @@
 
 namespace step09 {
 
-/// One block's work: tile (i, j) of the upper triangle (i <= j) and its mirror (j, i).
+/// One block's work: tile (i, j) of the upper triangle (i <= j) and its mirror (j, i); with
+/// groups of G x G tiles (an experiment of the kernel below), group (i, j) and its mirror.
 struct TilePair {
   unsigned i;
   unsigned j;
