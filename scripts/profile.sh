@@ -19,9 +19,10 @@
 #      of the variants profiled now are replaced).
 # The metric set is fixed (below): DRAM bytes read and written, global load/store sectors and
 # requests (and sectors per request, derived), shared-memory bank conflicts and wavefronts on
-# loads and stores, achieved occupancy, L2 sectors read and written, instructions executed. ncu runs with --clock-control none: it never changes the GPU's clocks, and
-# these counters do not depend on them. ncu's default cache control flushes the caches before
-# the profiled kernel, so DRAM bytes are cold-cache numbers.
+# loads and stores, achieved occupancy, L2 sectors read and written, instructions executed. ncu
+# runs with --clock-control none: it never changes the GPU's clocks, and these counters do not
+# depend on them. ncu's default cache control flushes the caches before the profiled kernel, so
+# DRAM bytes are cold-cache numbers.
 #
 # Environment: PROFILE_CSV (output file), PROFILE_ROWS and PROFILE_COLS (default 4096 x 4096),
 # PROFILE_ONLY (only variants whose name contains this text), PROFILE_ARGS (more options for the

@@ -65,12 +65,13 @@ struct Tile {
 // The tile that block b moves. BAND == 1: row-major order, tile columns fastest (what a 2D grid
 // does). BAND == 0: column-major order, down each column of tiles, then the next column: the
 // blocks running at the same time read 256-byte pieces of many input rows, and write whole
-// stretches of the few output rows that those tile columns become. BAND > 1: the tile rows are grouped in bands of BAND rows, and each band is walked in
-// chunks of CHUNK tile columns, row by row inside a chunk. CHUNK == 1 walks a band column by
-// column, so the blocks running at the same time span BAND tile rows whatever the matrix width:
-// BAND x 256 contiguous bytes in each output row they write. CHUNK == BAND walks squares of
-// BAND x BAND tiles: the blocks running at the same time then touch few rows of the input AND
-// few rows of the output, i.e. few memory pages on both sides (see the lesson).
+// stretches of the few output rows that those tile columns become. BAND > 1: the tile rows are
+// grouped in bands of BAND rows, and each band is walked in chunks of CHUNK tile columns, row
+// by row inside a chunk. CHUNK == 1 walks a band column by column, so the blocks running at the
+// same time span BAND tile rows whatever the matrix width: BAND x 256 contiguous bytes in each
+// output row they write. CHUNK == BAND walks squares of BAND x BAND tiles: the blocks running
+// at the same time then touch few rows of the input AND few rows of the output, i.e. few memory
+// pages on both sides (see the lesson).
 template <int BAND, int CHUNK = 1>
 __host__ __device__ Tile tile_of(unsigned b, unsigned tiles_x, unsigned tiles_y) {
   if constexpr (BAND == 0) {
