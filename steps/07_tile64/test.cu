@@ -92,6 +92,42 @@ TEST(CpuStep07Placement, CoversTheTileOnceInWholeLines) {
   expect_placement_covers_the_tile<128>();
 }
 
+// Smem::quads: every float4 of the tile is in exactly one quad row of one (thread, j), and for
+// each of a quad's 4 rows a warp loads 2 rows x 16 slots: four whole 128-byte lines.
+template <int THREADS>
+void expect_quads_cover_the_tile() {
+  constexpr int kQuads = kVectors / 4 / THREADS;
+  std::set<std::pair<int, int>> seen;
+  for (int t = 0; t < THREADS; ++t) {
+    for (int j = 0; j < kQuads; ++j) {
+      const step07::Place q = step07::quad<THREADS>(t, j);
+      ASSERT_EQ(q.row % 4, 0);
+      ASSERT_LT(q.row, kTile);
+      ASSERT_LT(q.slot, kSlots);
+      for (int i = 0; i < 4; ++i) {
+        EXPECT_TRUE(seen.insert({q.row + i, q.slot}).second)
+            << THREADS << " threads: thread " << t << ", quad " << j << " repeats a float4";
+      }
+    }
+  }
+  EXPECT_EQ(seen.size(), static_cast<std::size_t>(kVectors));
+  for (int warp = 0; warp < THREADS; warp += 32) {
+    for (int j = 0; j < kQuads; ++j) {
+      std::set<int> lines;
+      for (int t = warp; t < warp + 32; ++t) {
+        const step07::Place q = step07::quad<THREADS>(t, j);
+        lines.insert(q.row * 2 + q.slot / 8);
+      }
+      EXPECT_EQ(lines.size(), 4u);
+    }
+  }
+}
+
+TEST(CpuStep07Placement, QuadsCoverTheTileOnceInWholeLines) {
+  expect_quads_cover_the_tile<256>();
+  expect_quads_cover_the_tile<128>();
+}
+
 // Both tile orders visit every tile exactly once, also when the last band is short.
 template <int BAND, int CHUNK = 1>
 void expect_every_tile_once(unsigned tiles_x, unsigned tiles_y) {
@@ -144,20 +180,21 @@ TEST(CpuStep07Banks, SwizzleKeepsFloat4sWholeAndAligned) {
   }
 }
 
-// Worst conflict degree of the float4 path's shared stores. Swizzled: one 16-byte store per
-// float4, served a quarter warp (8 lanes) at a time. Padded: four 4-byte stores, a warp each.
+// Worst conflict degree of the float4 path's shared accesses along tile rows (the stores, and
+// for Smem::quads the loads on the way out). Swizzled and quads: one 16-byte access per float4,
+// served a quarter warp (8 lanes) at a time. Padded: four 4-byte stores, a warp each.
 template <int THREADS, Smem S>
 int worst_store_degree() {
   int worst = 0;
   for (int warp = 0; warp < THREADS; warp += 32) {
     for (int k = 0; k < kVectors / THREADS; ++k) {
-      const int group = S == Smem::swizzled ? 8 : 32;
+      const int group = S != Smem::padded ? 8 : 32;
       for (int first = warp; first < warp + 32; first += group) {
-        for (int j = 0; j < (S == Smem::swizzled ? 1 : 4); ++j) {
+        for (int j = 0; j < (S != Smem::padded ? 1 : 4); ++j) {
           std::vector<std::int64_t> words;
           for (int t = first; t < first + group; ++t) {
             const step07::Place p = step07::place<THREADS>(t, k);
-            if (S == Smem::swizzled) {
+            if (S != Smem::padded) {
               for (int e = 0; e < 4; ++e) {
                 words.push_back(step07::tile_index<S>(p.row, 4 * p.slot + e));
               }
@@ -192,6 +229,28 @@ int worst_read_degree() {
   return worst;
 }
 
+// Smem::quads: the turned quads go in as float4s, column e of quad j at tile row 4*slot + e,
+// slot row / 4; a quarter warp (8 lanes) at a time.
+template <int THREADS>
+int worst_quad_store_degree() {
+  int worst = 0;
+  for (int first = 0; first < THREADS; first += 8) {
+    for (int j = 0; j < kVectors / 4 / THREADS; ++j) {
+      for (int e = 0; e < 4; ++e) {
+        std::vector<std::int64_t> words;
+        for (int t = first; t < first + 8; ++t) {
+          const step07::Place q = step07::quad<THREADS>(t, j);
+          for (int i = 0; i < 4; ++i) {
+            words.push_back(step07::tile_index<Smem::quads>(4 * q.slot + e, q.row + i));
+          }
+        }
+        worst = std::max(worst, course::conflict_degree(words));
+      }
+    }
+  }
+  return worst;
+}
+
 TEST(CpuStep07Banks, BothLayoutsAreConflictFreeOnTheFloat4Path) {
   EXPECT_EQ((worst_store_degree<512, Smem::swizzled>()), 1);
   EXPECT_EQ((worst_read_degree<512, Smem::swizzled>()), 1);
@@ -201,6 +260,21 @@ TEST(CpuStep07Banks, BothLayoutsAreConflictFreeOnTheFloat4Path) {
   EXPECT_EQ((worst_read_degree<128, Smem::swizzled>()), 1);
   EXPECT_EQ((worst_store_degree<256, Smem::padded>()), 1);
   EXPECT_EQ((worst_read_degree<256, Smem::padded>()), 1);
+  EXPECT_EQ((worst_store_degree<256, Smem::quads>()), 1);  // the loads on the way out
+  EXPECT_EQ((worst_quad_store_degree<256>()), 1);
+  EXPECT_EQ((worst_store_degree<128, Smem::quads>()), 1);
+  EXPECT_EQ((worst_quad_store_degree<128>()), 1);
+}
+
+// The quads' stores would conflict without the swizzle: 8 lanes write column e of 8 quads side
+// by side, tile rows 4 apart, all at the same slot.
+TEST(CpuStep07Banks, QuadStoresNeedTheSwizzle) {
+  std::vector<std::int64_t> words;
+  for (int t = 0; t < 8; ++t) {
+    const step07::Place q = step07::quad<256>(t, 0);
+    for (int i = 0; i < 4; ++i) words.push_back(4 * q.slot * kTile + q.row + i);
+  }
+  EXPECT_EQ(course::conflict_degree(words), 8);
 }
 
 // A layout that looks as good but is not: the unpadded, unswizzled tile has 8-way conflicts on

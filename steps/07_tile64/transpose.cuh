@@ -1,7 +1,8 @@
 // Step 07 - 64 x 64 tiles. Step 06 moved a 32 x 32 tile per block with float4 accesses; here
 // a block moves a 64 x 64 tile (16 KB): each of its threads loads several float4s (64 bytes
 // with 256 threads) before it stores any, the tile is swizzled so that float4 row writes and
-// column reads are both free of bank conflicts, and the output is written as float4s too.
+// column reads are both free of bank conflicts, and the output is written as float4s too. One
+// variant (Smem::quads) turns the tile in registers instead, 4 x 4 floats at a time.
 // Blocks are numbered along one grid dimension, so the order in which tiles run is ours to
 // choose (tile_of).
 //
@@ -25,6 +26,10 @@ enum class Smem {
   // float tile[64][65]: conflict-free too with this thread layout, but a row no longer starts on
   // a 16-byte boundary, so each float4 goes into shared memory as four 4-byte stores.
   padded,
+  // The swizzled layout, but the tile is turned in registers, 4 x 4 floats at a time, before
+  // it goes in: shared memory holds the output tile, and every shared access is one float4,
+  // on the way out too (see quad below).
+  quads,
 };
 
 template <Smem S>
@@ -55,6 +60,15 @@ __host__ __device__ constexpr Place place(unsigned t, int k) {
   constexpr int kRowsPerPass = THREADS / 8;
   return {static_cast<int>(t / 8) + kRowsPerPass * k % kTile,
           static_cast<int>(t % 8) + 8 * (kRowsPerPass * k / kTile)};
+}
+
+// Smem::quads: the j-th 4 x 4 quad of thread t, tile rows row .. row + 3 of float4 slot `slot`.
+// A warp's 32 quads are 2 quad rows x 16 slots: for each of a quad's 4 rows, the warp loads two
+// whole 256-byte pieces of input rows.
+template <int THREADS>
+__host__ __device__ constexpr Place quad(unsigned t, int j) {
+  const unsigned q = t + THREADS * j;
+  return {static_cast<int>(q / kSlots) * 4, static_cast<int>(q % kSlots)};
 }
 
 struct Tile {
@@ -133,33 +147,70 @@ __global__ void __launch_bounds__(THREADS, min_blocks(THREADS))
   const int tile_cols = cols - c0 < kTile ? static_cast<int>(cols - c0) : kTile;
 
   if (vectors_ok && tile_rows == kTile && tile_cols == kTile) {
-    // All loads first: kPerThread independent 16-byte loads in flight per thread.
-    float4 v[kPerThread];
+    if constexpr (S == Smem::quads) {
+      // Each thread loads whole 4 x 4 quads, 4 float4s from 4 rows, and turns them in registers:
+      // column e of a quad (the e-th float of its 4 float4s) is 4 floats of output row
+      // c0 + 4 * slot + e. Those go into the output tile in shared memory as one float4, and
+      // come back out along output rows as float4s.
+      constexpr int kQuads = kVectors / 4 / THREADS;
+      float4 v[kQuads][4];
 #pragma unroll
-    for (int k = 0; k < kPerThread; ++k) {
-      const Place p = place<THREADS>(threadIdx.x, k);
-      v[k] = load4<STREAM>(float4_row(in, r0 + p.row, cols) + c0 / 4 + p.slot);
-    }
+      for (int j = 0; j < kQuads; ++j) {
+        const Place q = quad<THREADS>(threadIdx.x, j);
 #pragma unroll
-    for (int k = 0; k < kPerThread; ++k) {
-      const Place p = place<THREADS>(threadIdx.x, k);
-      float* dst = &tile[tile_index<S>(p.row, 4 * p.slot)];
-      if constexpr (S == Smem::swizzled) {
-        *reinterpret_cast<float4*>(dst) = v[k];
-      } else {
-        dst[0] = v[k].x, dst[1] = v[k].y, dst[2] = v[k].z, dst[3] = v[k].w;
+        for (int i = 0; i < 4; ++i) {
+          v[j][i] = load4<STREAM>(float4_row(in, r0 + q.row + i, cols) + c0 / 4 + q.slot);
+        }
       }
-    }
-    __syncthreads();
-    // The same placement on the way out: output row c0 + p.row is tile column c = p.row, and
-    // its float4 slot p.slot holds tile rows 4*p.slot .. 4*p.slot + 3 of that column.
 #pragma unroll
-    for (int k = 0; k < kPerThread; ++k) {
-      const Place p = place<THREADS>(threadIdx.x, k);
-      const int c = p.row, r = 4 * p.slot;
-      const float4 o = make_float4(tile[tile_index<S>(r, c)], tile[tile_index<S>(r + 1, c)],
-                                   tile[tile_index<S>(r + 2, c)], tile[tile_index<S>(r + 3, c)]);
-      store4<STREAM>(float4_row(out, c0 + c, rows) + r0 / 4 + p.slot, o);
+      for (int j = 0; j < kQuads; ++j) {
+        const Place q = quad<THREADS>(threadIdx.x, j);
+        const float4* a = v[j];
+        const float4 turned[4] = {make_float4(a[0].x, a[1].x, a[2].x, a[3].x),
+                                  make_float4(a[0].y, a[1].y, a[2].y, a[3].y),
+                                  make_float4(a[0].z, a[1].z, a[2].z, a[3].z),
+                                  make_float4(a[0].w, a[1].w, a[2].w, a[3].w)};
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          *reinterpret_cast<float4*>(&tile[tile_index<S>(4 * q.slot + e, q.row)]) = turned[e];
+        }
+      }
+      __syncthreads();
+#pragma unroll
+      for (int k = 0; k < kPerThread; ++k) {
+        const Place p = place<THREADS>(threadIdx.x, k);  // output row c0 + p.row, slot p.slot
+        const float4 o = *reinterpret_cast<const float4*>(&tile[tile_index<S>(p.row, 4 * p.slot)]);
+        store4<STREAM>(float4_row(out, c0 + p.row, rows) + r0 / 4 + p.slot, o);
+      }
+    } else {
+      // All loads first: kPerThread independent 16-byte loads in flight per thread.
+      float4 v[kPerThread];
+#pragma unroll
+      for (int k = 0; k < kPerThread; ++k) {
+        const Place p = place<THREADS>(threadIdx.x, k);
+        v[k] = load4<STREAM>(float4_row(in, r0 + p.row, cols) + c0 / 4 + p.slot);
+      }
+#pragma unroll
+      for (int k = 0; k < kPerThread; ++k) {
+        const Place p = place<THREADS>(threadIdx.x, k);
+        float* dst = &tile[tile_index<S>(p.row, 4 * p.slot)];
+        if constexpr (S == Smem::swizzled) {
+          *reinterpret_cast<float4*>(dst) = v[k];
+        } else {
+          dst[0] = v[k].x, dst[1] = v[k].y, dst[2] = v[k].z, dst[3] = v[k].w;
+        }
+      }
+      __syncthreads();
+      // The same placement on the way out: output row c0 + p.row is tile column c = p.row, and
+      // its float4 slot p.slot holds tile rows 4*p.slot .. 4*p.slot + 3 of that column.
+#pragma unroll
+      for (int k = 0; k < kPerThread; ++k) {
+        const Place p = place<THREADS>(threadIdx.x, k);
+        const int c = p.row, r = 4 * p.slot;
+        const float4 o = make_float4(tile[tile_index<S>(r, c)], tile[tile_index<S>(r + 1, c)],
+                                     tile[tile_index<S>(r + 2, c)], tile[tile_index<S>(r + 3, c)]);
+        store4<STREAM>(float4_row(out, c0 + c, rows) + r0 / 4 + p.slot, o);
+      }
     }
   } else {
     // Edge path: a tile that sticks out of the matrix, or a matrix whose rows are not 16-byte
@@ -193,6 +244,7 @@ cudaError_t transpose(const float* in, float* out, std::int64_t rows, std::int64
   static_assert(THREADS % 32 == 0 && kVectors % THREADS == 0 && THREADS <= 512,
                 "whole warps, an even share of the float4s, a pass of at most 64 rows");
   static_assert(BAND >= 0, "0 (down the columns) or a band of at least one tile row");
+  static_assert(S != Smem::quads || THREADS <= kVectors / 4, "at least one quad per thread");
   if (rows < 1 || cols < 1) return cudaErrorInvalidValue;
   const std::int64_t tiles_x = (cols + kTile - 1) / kTile, tiles_y = (rows + kTile - 1) / kTile;
   if (tiles_x > 0x7FFFFFFF / tiles_y) return cudaErrorInvalidValue;

@@ -42,6 +42,9 @@ inline std::vector<course::Variant> variants() {
       // Tiles walked down the columns of tiles (column-major block order).
       tile64<256, Smem::swizzled, 0>("down the columns"),
       tile64<512, Smem::swizzled, 0>("down the columns"),
+      // The tile turned in registers, 4 x 4 floats at a time: whole float4s in shared memory.
+      tile64<256, Smem::quads>("quads"),
+      tile64<256, Smem::quads, 0>("quads, down the columns"),
   };
 }
 
