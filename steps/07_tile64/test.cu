@@ -185,16 +185,17 @@ TEST(CpuStep07Banks, SwizzleKeepsFloat4sWholeAndAligned) {
 // served a quarter warp (8 lanes) at a time. Padded: four 4-byte stores, a warp each.
 template <int THREADS, Smem S>
 int worst_store_degree() {
+  constexpr bool kFloat4 = S != Smem::padded;  // one 16-byte access per float4
   int worst = 0;
   for (int warp = 0; warp < THREADS; warp += 32) {
     for (int k = 0; k < kVectors / THREADS; ++k) {
-      const int group = S != Smem::padded ? 8 : 32;
+      const int group = kFloat4 ? 8 : 32;
       for (int first = warp; first < warp + 32; first += group) {
-        for (int j = 0; j < (S != Smem::padded ? 1 : 4); ++j) {
+        for (int j = 0; j < (kFloat4 ? 1 : 4); ++j) {
           std::vector<std::int64_t> words;
           for (int t = first; t < first + group; ++t) {
             const step07::Place p = step07::place<THREADS>(t, k);
-            if (S != Smem::padded) {
+            if (kFloat4) {
               for (int e = 0; e < 4; ++e) {
                 words.push_back(step07::tile_index<S>(p.row, 4 * p.slot + e));
               }
@@ -251,7 +252,7 @@ int worst_quad_store_degree() {
   return worst;
 }
 
-TEST(CpuStep07Banks, BothLayoutsAreConflictFreeOnTheFloat4Path) {
+TEST(CpuStep07Banks, EveryLayoutIsConflictFreeOnTheFloat4Path) {
   EXPECT_EQ((worst_store_degree<512, Smem::swizzled>()), 1);
   EXPECT_EQ((worst_read_degree<512, Smem::swizzled>()), 1);
   EXPECT_EQ((worst_store_degree<256, Smem::swizzled>()), 1);
