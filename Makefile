@@ -12,9 +12,11 @@ CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=Release $(if $(ARCH),-DCMAKE_CUDA_ARCHITECTURE
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 STEPS := $(patsubst steps/%,%,$(wildcard steps/[0-9][0-9]_*))
 STEP_BINS := $(foreach s,$(STEPS),step$(firstword $(subst _, ,$(s))))
+# Tools beside the lessons, built and copied like the steps.
+TOOL_BINS := bankmap step08_patterns
 
 .PHONY: help configure all test test-cpu test-gpu sanitize profile bench plots docs grade clean \
-        bankmap $(STEP_BINS)
+        $(TOOL_BINS) $(STEP_BINS)
 
 help:
 	@echo "The transpose course. Targets:"
@@ -26,6 +28,7 @@ help:
 	@echo "  make sanitize      run the GPU tests under compute-sanitizer (memcheck, racecheck, synccheck, initcheck)"
 	@echo "  make profile STEP=NN  Nsight Compute counters of step NN (DRAM bytes, sectors, bank conflicts)"
 	@echo "  make bankmap       build ./bankmap, the shared-memory bank model (no GPU needed)"
+	@echo "  make step08_patterns  build ./step08_patterns, step 08's read and write patterns timed apart"
 	@echo "  make bench [SIZES=...]  run every step over a size sweep into plots/data/bench.csv"
 	@echo "  make plots         redraw the figures and the README/lesson tables from plots/data"
 	@echo "  make docs          build the Doxygen site into $(BUILD)/docs/html"
@@ -40,7 +43,7 @@ configure:
 	cmake -S . -B $(BUILD) $(GENERATOR) $(CMAKE_FLAGS)
 
 # Re-run the configure step when ARCH is given, so `make ARCH=80 step01` takes effect.
-$(STEP_BINS) bankmap: $(if $(ARCH),configure,$(BUILD)/CMakeCache.txt)
+$(STEP_BINS) $(TOOL_BINS): $(if $(ARCH),configure,$(BUILD)/CMakeCache.txt)
 	cmake --build $(BUILD) --target $@ -j $(JOBS)
 	cp $(BUILD)/bin/$@ ./$@
 
@@ -79,4 +82,4 @@ grade:
 	  $(if $(OUT),--out "$(OUT)") $(if $(HIDDEN),--hidden "$(HIDDEN)") --build-arch "$(ARCH)"
 
 clean:
-	rm -rf $(BUILD) $(STEP_BINS) bankmap
+	rm -rf $(BUILD) $(STEP_BINS) $(TOOL_BINS)

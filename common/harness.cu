@@ -48,7 +48,9 @@ std::string gib(std::size_t bytes) {
   return buf;
 }
 
-int run(const StepInfo& step, const Options& opt, const VariantList& make_variants) {
+// What every binary checks before it allocates anything: a device, a writable --csv, and room
+// for an input and an output buffer. Returns an exit code, kExitOk to go on.
+int check_ready(const StepInfo& step, const Options& opt) {
   const Problem& p = opt.problem;
   std::string why;
   if (!cuda_device_available(&why)) {
@@ -66,7 +68,11 @@ int run(const StepInfo& step, const Options& opt, const VariantList& make_varian
     throw UsageError("--rows x --cols: " + p.describe() + " needs " + gib(needed) +
                      " of device memory, " + gib(free_bytes) + " is free");
   }
+  return kExitOk;
+}
 
+int run(const StepInfo& step, const Options& opt, const VariantList& make_variants) {
+  const Problem& p = opt.problem;
   Report report;
   report.step = step.binary;
   report.title = step.title;
@@ -194,14 +200,15 @@ int run(const StepInfo& step, const Options& opt, const VariantList& make_varian
 
 }  // namespace
 
-int run_step(int argc, char** argv, const StepInfo& step, const VariantList& variants) {
+int run_main(int argc, char** argv, const StepInfo& step, const StepBody& body) {
   try {
     const Options opt = parse_options(step, std::vector<std::string>(argv + 1, argv + argc));
     if (opt.help) {
       std::cout << usage(step);
       return kExitOk;
     }
-    return run(step, opt, variants);
+    const int ready = check_ready(step, opt);
+    return ready != kExitOk ? ready : body(opt);
   } catch (const UsageError& e) {
     std::cerr << step.binary << ": " << e.what() << "\n";
     return kExitBadArgument;
@@ -212,6 +219,10 @@ int run_step(int argc, char** argv, const StepInfo& step, const VariantList& var
     std::cerr << step.binary << ": not enough host memory for " << "this size\n";
     return kExitBadArgument;
   }
+}
+
+int run_step(int argc, char** argv, const StepInfo& step, const VariantList& variants) {
+  return run_main(argc, argv, step, [&](const Options& opt) { return run(step, opt, variants); });
 }
 
 }  // namespace course

@@ -44,6 +44,15 @@ using VariantList = std::function<std::vector<Variant>(const Options&)>;
 /// Runs a step as described above and returns the process exit code.
 int run_step(int argc, char** argv, const StepInfo& step, const VariantList& variants);
 
+/// What a binary does once its options are parsed and checked; returns the exit code.
+using StepBody = std::function<int(const Options&)>;
+
+/// The frame of run_step, for a binary that prints something other than the step table (step
+/// 08's access patterns): steps 1 and 2 above (parse, --help, a device, a writable --csv, room
+/// for two buffers of the problem), then @p body; UsageError, CudaError and running out of host
+/// memory become the exit codes 2, 3 and 2 with a one-line message.
+int run_main(int argc, char** argv, const StepInfo& step, const StepBody& body);
+
 /// Runs @p v once on @p p: fills @p out_bytes bytes at @p out with the poison, copies the input
 /// into the output first for an in-place kernel, launches, and waits. The output region may be
 /// larger than the output (guard bands); the matrix starts at @p out + @p offset. Throws CudaError

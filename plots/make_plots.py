@@ -10,6 +10,8 @@ Inputs, each optional (a missing one gives "no measurements yet", never an error
   plots/data/profile.csv   `make profile STEP=NN`: one row per Nsight Compute metric
   plots/data/bankmap.csv   `./bankmap --csv`: the bank of every element of a plain, a padded and
                            a swizzled tile
+  plots/data/patterns.csv  `./step08_patterns --csv`: step 08's read and write patterns, timed
+                           apart against linear streams
 
 Outputs:
   plots/figures/*.png      the figures listed in figure_catalog()
@@ -23,6 +25,8 @@ Outputs:
     <!-- /figure -->
     <!-- results-table -->
     <!-- /results-table -->
+    <!-- pattern-table type=f64 shapes=16384x16384 -->
+    <!-- /pattern-table -->
 
   A marker must start its line; markers inside ``` fences are examples and are left alone.
 
@@ -205,7 +209,7 @@ def cell(text):
             .replace("<", "&lt;").replace(">", "&gt;"))
 
 
-TEXT_COLUMNS = ("step", "kernel", "shape", "idea")  # left-aligned; numbers are right-aligned
+TEXT_COLUMNS = ("step", "kernel", "shape", "idea", "pattern")  # left-aligned; numbers are right-aligned
 
 
 def table(header, rows):
@@ -400,6 +404,34 @@ def render_profile_table(attrs, profile, md_path):
             + ["", f"Nsight Compute on {'; '.join(setups)} ({nn or 'scripts/profile.sh'})."])
 
 
+NO_PATTERNS = ("_No pattern timings yet: run `./step08_patterns --csv plots/data/patterns.csv` "
+               "on a GPU, then `make plots`._")
+
+
+def render_pattern_table(attrs, patterns, md_path):
+    """step08_patterns' lines for one element type at the shapes listed, latest run of each."""
+    check_attrs("pattern-table", attrs, ("type", "shapes"), required=("type", "shapes"))
+    shapes = parse_shapes(attrs["shapes"])
+    latest = {}  # a line measured again replaces the old one
+    for p in patterns:
+        shape = (int(p["rows"]), int(p["cols"]))
+        if p["type"] == attrs["type"] and shape in shapes:
+            latest[(shape, p["pattern"], p["group_rows"])] = p
+    if not latest:
+        return [NO_PATTERNS]
+    body = []
+    for (shape, pattern, group), p in sorted(latest.items(), key=lambda kv: shapes.index(kv[0][0])):
+        body.append([cell(pattern), fmt_shape(shape), group, fmt_ms(float(p["median_ms"])),
+                     f"{float(p['gbps']):.0f}", f"{float(p['pct_stream']):.1f}"])
+    setups = sorted({f"{p['device']}, driver {p['driver']}, CUDA {p['cuda']}, {p['date']}"
+                     for p in latest.values()})
+    return (table(["pattern", "shape", "group", "median ms", "GB/s", "% of stream"], body)
+            + ["", f"Measured on {'; '.join(setups)} (`./step08_patterns --type {attrs['type']}`). "
+                   "group: tile rows per group of the tile order, '-' for a linear stream; "
+                   "% of stream: against the linear stream of the same kind (reads, writes, or "
+                   "the copy for the transpose)."])
+
+
 def lesson_dirs(root):
     """{"01": Path("steps/01_naive"), ...} for every lesson folder."""
     found = {}
@@ -496,7 +528,7 @@ def render_figure(attrs, catalog, md_path, figures_dir):
 # Rewriting the Markdown files
 # --------------------------------------------------------------------------------------------
 
-KINDS = r"(bench-table|profile-table|figure|results-table)"
+KINDS = r"(bench-table|profile-table|figure|results-table|pattern-table)"
 OPEN = re.compile(r"^<!--\s*" + KINDS + r"\b(.*?)-->\s*$")
 ALMOST = re.compile(r"^\s*<!--\s*" + KINDS + r"\b")  # to report a marker OPEN cannot read
 
@@ -962,6 +994,7 @@ def main(argv=None):
     data = load_bench(data_dir / "bench.csv")
     profile = [p for p in read_csv(data_dir / "profile.csv") if p.get("step") not in (None, "step")]
     maps = load_bankmaps(data_dir / "bankmap.csv")
+    patterns = [p for p in read_csv(data_dir / "patterns.csv") if p.get("type") not in (None, "type")]
     catalog = figure_catalog(data, maps, root)
     print(f"data: {len(data)} benchmark rows, {len(profile)} profiler rows, "
           f"{len(maps)} bank maps")
@@ -994,6 +1027,8 @@ def main(argv=None):
                     return render_profile_table(attrs, profile, md)
                 if kind == "results-table":
                     return render_results_table(attrs, data, md, root)
+                if kind == "pattern-table":
+                    return render_pattern_table(attrs, patterns, md)
                 return render_figure(attrs, catalog, md, committed)
 
             old = md.read_text()

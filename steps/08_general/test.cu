@@ -1,7 +1,7 @@
 // Step 08 tests.
 //   GPU: every kernel of every element type on the awkward shapes, aligned shapes with partial
-//        tiles for the vector kernels, buffers that do not start on 16 bytes, and (label large)
-//        matrices past 2^31 elements on each path.
+//        tiles for the vector kernels, buffers that do not start on 16 bytes, (label large)
+//        matrices past 2^31 elements on each path, and the phases that step08_patterns times.
 //   CPU: the launcher's decisions, the register transposes, the shared-memory layout (every unit
 //        stored once, no bank conflicts), the tile order, and the refusals.
 #include <gtest/gtest.h>
@@ -25,6 +25,7 @@
 #include "device_buffer.cuh"
 #include "host_data.hpp"
 #include "testing.cuh"
+#include "patterns.cuh"
 #include "variants.cuh"
 
 namespace {
@@ -214,6 +215,64 @@ TEST(Step08Large, I8Over2To31ElementsVector) {
 TEST(Step08Large, I8Over2To31ElementsScalar) {
   REQUIRE_GPU();
   check_large(ElemType::i8, 46341, 46341, step08::Path::scalar);
+}
+
+// ---- GPU: the phases of step08_patterns -----------------------------------------------------
+
+// What step08_patterns times must be what the transpose does. On every awkward shape: the store
+// phase alone writes every output element (the tile's zeros) and nothing around the output; the
+// load phase alone writes nothing at all; and the whole kernel on groups of 8 tile rows (the
+// tool's second tile order) is still a transpose.
+template <int S>
+void check_phases(ElemType type) {
+  constexpr int T = step08::scalar_tile(S);
+  const std::size_t guard = 4096;
+  for (const course::Shape& s : course::awkward_shapes()) {
+    SCOPED_TRACE(course::elem_name(type) + std::string(" ") + std::to_string(s.rows) + "x" +
+                 std::to_string(s.cols));
+    const std::size_t n = static_cast<std::size_t>(s.rows * s.cols) * S;
+    course::DeviceBuffer in(n), out(n + 2 * guard), sink(sizeof(unsigned));
+    CUDA_CHECK(cudaMemset(in.get(), 0x5A, n));
+    std::vector<std::uint8_t> got(n + 2 * guard);
+    for (std::uint32_t group : {8u, step08::make_grid(s.rows, s.cols, T, T, S).group_rows}) {
+      const step08::TileGrid grid = step08::grid_with_group(s.rows, s.cols, S, group);
+      for (bool store : {true, false}) {
+        CUDA_CHECK(cudaMemset(out.get(), course::kPoisonByte, out.bytes()));
+        void* matrix = out.as<std::uint8_t>() + guard;
+        using step08::Phase;
+        auto* flag = sink.as<unsigned>();
+        const cudaError_t launched =
+            store ? step08::launch_phase<S, Phase::store>(grid, in.get(), matrix, s.rows, s.cols,
+                                                          flag, nullptr)
+                  : step08::launch_phase<S, Phase::load>(grid, in.get(), matrix, s.rows, s.cols,
+                                                         flag, nullptr);
+        CUDA_CHECK(launched);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaMemcpy(got.data(), out.get(), got.size(), cudaMemcpyDeviceToHost));
+        for (std::size_t i = 0; i < got.size(); ++i) {
+          const bool inside = i >= guard && i < guard + n;
+          const std::uint8_t want = store && inside ? 0 : course::kPoisonByte;
+          ASSERT_EQ(got[i], want) << (store ? "store" : "load") << " phase, group " << group
+                                  << ", byte " << i << " of the buffer (output at " << guard << ")";
+        }
+      }
+    }
+  }
+  const Variant short_groups{"scalar on groups of 8 tile rows", "256", "-",
+                             [](const Problem& p, const void* in, void* out, cudaStream_t st) {
+                               const auto cut = !step08::output_rows_on_sectors(
+                                   S, p.rows, reinterpret_cast<std::uintptr_t>(out));
+                               return step08::launch_scalar_on<S, T>(
+                                   step08::grid_with_group(p.rows, p.cols, S, 8), in, out, p.rows,
+                                   p.cols, cut, st);
+                             }};
+  EXPECT_TRUE(course::check_awkward_shapes(short_groups, type));
+}
+
+TEST(Step08Patterns, PhasesMoveWhatTheTransposeMoves) {
+  REQUIRE_GPU();
+  check_phases<4>(ElemType::f32);
+  check_phases<8>(ElemType::f64);
 }
 
 // ---- CPU: the launcher's decisions -----------------------------------------------------------

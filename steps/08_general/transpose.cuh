@@ -33,23 +33,30 @@ cudaError_t launch_vec(const void* in, void* out, std::int64_t rows, std::int64_
   return cudaGetLastError();
 }
 
-/// Launches transpose_scalar with T x T tiles; Cut: output rows cut on their sectors.
-template <int S, int T, bool Cut>
-cudaError_t launch_scalar(const void* in, void* out, std::int64_t rows, std::int64_t cols,
-                          cudaStream_t stream) {
-  const std::int64_t blocks = blocks_for(rows, cols, {T, T});
-  if (blocks < 0) return cudaErrorInvalidValue;
-  transpose_scalar<S, T, Cut><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-      static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols,
-      make_grid(rows, cols, T, T, S), ScalarTile<S, T, Cut>::phase_of(out));
+/// Launches transpose_scalar with T x T tiles on @p grid, cutting output rows on their sectors
+/// when @p realign. (step08_patterns runs it on grids of other group heights.)
+template <int S, int T>
+cudaError_t launch_scalar_on(const TileGrid& grid, const void* in, void* out, std::int64_t rows,
+                             std::int64_t cols, bool realign, cudaStream_t stream) {
+  const auto* src = static_cast<const std::uint8_t*>(in);
+  auto* dst = static_cast<std::uint8_t*>(out);
+  const auto blocks = static_cast<unsigned>(grid.tiles());
+  if (realign) {
+    transpose_scalar<S, T, true><<<blocks, kThreads, 0, stream>>>(
+        src, dst, rows, cols, grid, ScalarTile<S, T, true>::phase_of(out));
+  } else {
+    transpose_scalar<S, T, false><<<blocks, kThreads, 0, stream>>>(
+        src, dst, rows, cols, grid, ScalarTile<S, T, false>::phase_of(out));
+  }
   return cudaGetLastError();
 }
-/// The same, cutting output rows on their sectors when @p realign.
+/// The same on the launcher's grid (make_grid).
 template <int S, int T>
 cudaError_t launch_scalar(const void* in, void* out, std::int64_t rows, std::int64_t cols,
                           bool realign, cudaStream_t stream) {
-  return realign ? launch_scalar<S, T, true>(in, out, rows, cols, stream)
-                 : launch_scalar<S, T, false>(in, out, rows, cols, stream);
+  if (blocks_for(rows, cols, {T, T}) < 0) return cudaErrorInvalidValue;
+  return launch_scalar_on<S, T>(make_grid(rows, cols, T, T, S), in, out, rows, cols, realign,
+                                stream);
 }
 
 /// Runs @p plan for S-byte elements (the plan came from plan_transpose for these arguments).

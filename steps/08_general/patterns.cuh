@@ -1,0 +1,110 @@
+// Step 08 - the transpose's two access patterns, timed apart. The scalar kernel is a load phase
+// (input rows into the tile) and a store phase (tile columns out as output rows). Each phase
+// alone is a kernel here, doing exactly what it does inside transpose_scalar, in the same tile
+// order; two plain streams of 16-byte vectors, one that only reads and one that only writes, are
+// what each is measured against. The lesson's "What the last points are" reads the numbers.
+//
+//   make step08_patterns && ./step08_patterns --type f64 --rows 16384 --cols 16384
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "plan.hpp"
+#include "transpose.cuh"
+
+namespace step08 {
+
+/// Which phase of transpose_scalar a kernel keeps.
+enum class Phase { load, store };
+
+/// Reads the matrix linearly, 16 bytes per thread, and keeps the loads alive by folding them
+/// into @p sink (written only if the fold hits a value no test input produces, i.e. never in
+/// practice; the compiler cannot know that, so every load stays).
+__global__ void read_stream(const uint4* __restrict__ in, std::int64_t vectors, unsigned* sink) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= vectors) return;
+  const uint4 v = in[i];
+  if ((v.x ^ v.y ^ v.z ^ v.w) == 0x9E3779B9u && i == 0) *sink = v.x;
+}
+
+/// Writes the matrix linearly, 16 bytes per thread.
+__global__ void write_stream(uint4* __restrict__ out, std::int64_t vectors) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < vectors) out[i] = make_uint4(0, 0, 0, 0);
+}
+
+/// One phase of transpose_scalar<S, T, Cut> on the same grid: Phase::load reads the tile into
+/// shared memory and stops (one thread then looks at one word, so the loads are not dead code);
+/// Phase::store fills the tile with zeros in shared memory and writes it out as the transpose
+/// would. Together the two move the same bytes as the transpose, in the same order.
+template <int S, int T, bool Cut, Phase P>
+__global__ void __launch_bounds__(kThreads)
+    scalar_phase(const std::uint8_t* __restrict__ in, std::uint8_t* __restrict__ out,
+                 std::int64_t rows, std::int64_t cols, TileGrid grid, int phase, unsigned* sink) {
+  using Tile = ScalarTile<S, T, Cut>;
+  using E = typename Tile::E;
+  __shared__ typename Tile::Array tile;
+  std::int64_t ty, tx;
+  grid.tile(blockIdx.x, &ty, &tx);
+  const std::int64_t r0 = ty * T, c0 = tx * T;
+  const bool whole = Tile::whole(rows, cols, r0, c0);
+  if constexpr (P == Phase::load) {
+    const auto* src = reinterpret_cast<const E*>(in);
+    if (whole) {
+      Tile::template load<true>(threadIdx.x, src, rows, cols, r0, c0, tile);
+    } else {
+      Tile::template load<false>(threadIdx.x, src, rows, cols, r0, c0, tile);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && *reinterpret_cast<const std::uint8_t*>(&tile[Tile::kLead][0]) == 0x9E &&
+        r0 == 0 && c0 == 0) {
+      *sink = 1;
+    }
+  } else {
+    E* flat = &tile[0][0];
+    for (int i = threadIdx.x; i < Tile::kArrayRows * (T + Tile::kPad); i += kThreads) flat[i] = E{};
+    __syncthreads();
+    auto* dst = reinterpret_cast<E*>(out);
+    const bool last = ty == grid.tiles_r - 1;
+    if (whole) {
+      Tile::template store<true>(threadIdx.x, dst, rows, cols, r0, c0, phase, last, tile);
+    } else {
+      Tile::template store<false>(threadIdx.x, dst, rows, cols, r0, c0, phase, last, tile);
+    }
+  }
+}
+
+/// Launches scalar_phase with the step's scalar tile for S-byte elements on @p grid (the
+/// launcher's, or one of another group height), cutting output rows on their sectors when the
+/// launcher would (launch_scalar_on runs both phases on the same grid).
+template <int S, Phase P>
+cudaError_t launch_phase(const TileGrid& grid, const void* in, void* out, std::int64_t rows,
+                         std::int64_t cols, unsigned* sink, cudaStream_t stream) {
+  constexpr int T = scalar_tile(S);
+  const auto* src = static_cast<const std::uint8_t*>(in);
+  auto* dst = static_cast<std::uint8_t*>(out);
+  const auto blocks = static_cast<unsigned>(grid.tiles());
+  if (!output_rows_on_sectors(S, rows, reinterpret_cast<std::uintptr_t>(out))) {
+    scalar_phase<S, T, true, P><<<blocks, kThreads, 0, stream>>>(
+        src, dst, rows, cols, grid, ScalarTile<S, T, true>::phase_of(out), sink);
+  } else {
+    scalar_phase<S, T, false, P><<<blocks, kThreads, 0, stream>>>(
+        src, dst, rows, cols, grid, ScalarTile<S, T, false>::phase_of(out), sink);
+  }
+  return cudaGetLastError();
+}
+
+/// The launcher's grid for the scalar tile, with @p group_rows tile rows per group instead of
+/// make_grid's choice (at most the matrix's tile rows).
+inline TileGrid grid_with_group(std::int64_t rows, std::int64_t cols, int elem_size,
+                                std::uint32_t group_rows) {
+  const int t = scalar_tile(static_cast<std::size_t>(elem_size));
+  TileGrid g = make_grid(rows, cols, t, t, elem_size);
+  g.group_rows = group_rows < g.tiles_r ? group_rows : g.tiles_r;
+  g.per_group = g.group_rows * g.tiles_c;
+  return g;
+}
+
+}  // namespace step08
