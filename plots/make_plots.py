@@ -209,7 +209,8 @@ def cell(text):
             .replace("<", "&lt;").replace(">", "&gt;"))
 
 
-TEXT_COLUMNS = ("step", "kernel", "shape", "idea", "pattern")  # left-aligned; numbers are right-aligned
+# Left-aligned columns; numbers are right-aligned.
+TEXT_COLUMNS = ("step", "kernel", "shape", "idea", "pattern")
 
 
 def table(header, rows):
@@ -994,7 +995,8 @@ def main(argv=None):
     data = load_bench(data_dir / "bench.csv")
     profile = [p for p in read_csv(data_dir / "profile.csv") if p.get("step") not in (None, "step")]
     maps = load_bankmaps(data_dir / "bankmap.csv")
-    patterns = [p for p in read_csv(data_dir / "patterns.csv") if p.get("type") not in (None, "type")]
+    patterns = [p for p in read_csv(data_dir / "patterns.csv")
+                if p.get("type") not in (None, "type")]
     catalog = figure_catalog(data, maps, root)
     print(f"data: {len(data)} benchmark rows, {len(profile)} profiler rows, "
           f"{len(maps)} bank maps")
