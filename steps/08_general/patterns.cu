@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -80,11 +81,11 @@ std::vector<Line> measure(const course::Options& opt, const void* in, void* out,
     const step08::TileGrid grid = step08::grid_with_group(rows, cols, S, g);
     lines.push_back({"reads: tile order (load phase alone)", g, median([&](cudaStream_t s) {
                        return step08::launch_phase<S, Phase::load>(grid, in, out, rows, cols,
-                                                                   sink, s);
+                                                                   realign, sink, s);
                      }), bytes, read_ms});
     lines.push_back({"writes: tile order (store phase alone)", g, median([&](cudaStream_t s) {
                        return step08::launch_phase<S, Phase::store>(grid, in, out, rows, cols,
-                                                                    sink, s);
+                                                                    realign, sink, s);
                      }), bytes, write_ms});
     lines.push_back({"transpose: both phases", g, median([&](cudaStream_t s) {
                        return step08::launch_scalar_on<S, T>(grid, in, out, rows, cols, realign,

@@ -77,16 +77,16 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 /// Launches scalar_phase with the step's scalar tile for S-byte elements on @p grid (the
-/// launcher's, or one of another group height), cutting output rows on their sectors when the
-/// launcher would (launch_scalar_on runs both phases on the same grid).
+/// launcher's, or one of another group height), cutting output rows on their sectors when
+/// @p realign: the same arguments as launch_scalar_on, which runs both phases.
 template <int S, Phase P>
 cudaError_t launch_phase(const TileGrid& grid, const void* in, void* out, std::int64_t rows,
-                         std::int64_t cols, unsigned* sink, cudaStream_t stream) {
+                         std::int64_t cols, bool realign, unsigned* sink, cudaStream_t stream) {
   constexpr int T = scalar_tile(S);
   const auto* src = static_cast<const std::uint8_t*>(in);
   auto* dst = static_cast<std::uint8_t*>(out);
   const auto blocks = static_cast<unsigned>(grid.tiles());
-  if (!output_rows_on_sectors(S, rows, reinterpret_cast<std::uintptr_t>(out))) {
+  if (realign) {
     scalar_phase<S, T, true, P><<<blocks, kThreads, 0, stream>>>(
         src, dst, rows, cols, grid, ScalarTile<S, T, true>::phase_of(out), sink);
   } else {

@@ -241,11 +241,13 @@ void check_phases(ElemType type) {
         void* matrix = out.as<std::uint8_t>() + guard;
         using step08::Phase;
         auto* flag = sink.as<unsigned>();
+        const bool cut =
+            !step08::output_rows_on_sectors(S, s.rows, reinterpret_cast<std::uintptr_t>(matrix));
         const cudaError_t launched =
             store ? step08::launch_phase<S, Phase::store>(grid, in.get(), matrix, s.rows, s.cols,
-                                                          flag, nullptr)
+                                                          cut, flag, nullptr)
                   : step08::launch_phase<S, Phase::load>(grid, in.get(), matrix, s.rows, s.cols,
-                                                         flag, nullptr);
+                                                         cut, flag, nullptr);
         CUDA_CHECK(launched);
         CUDA_CHECK(cudaDeviceSynchronize());
         CUDA_CHECK(cudaMemcpy(got.data(), out.get(), got.size(), cudaMemcpyDeviceToHost));
