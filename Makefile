@@ -12,15 +12,18 @@ CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=Release $(if $(ARCH),-DCMAKE_CUDA_ARCHITECTURE
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 STEPS := $(patsubst steps/%,%,$(wildcard steps/[0-9][0-9]_*))
 STEP_BINS := $(foreach s,$(STEPS),step$(firstword $(subst _, ,$(s))))
+# A step's lab (steps/NN_name/lab/, the variants tried and not taught) builds ./stepNN-lab.
+LAB_BINS := $(foreach s,$(STEPS),$(if $(wildcard steps/$(s)/lab/CMakeLists.txt),step$(firstword $(subst _, ,$(s)))-lab))
 # Tools beside the lessons, built and copied like the steps.
 TOOL_BINS := bankmap step08_patterns
 
 .PHONY: help configure all test test-cpu test-gpu sanitize profile bench plots docs grade clean \
-        $(TOOL_BINS) $(STEP_BINS)
+        $(TOOL_BINS) $(STEP_BINS) $(LAB_BINS)
 
 help:
 	@echo "The transpose course. Targets:"
 	@echo "  make stepNN        build lesson NN and copy ./stepNN here (steps: $(STEP_BINS))"
+	@echo "  make stepNN-lab    build step NN's lab and copy ./stepNN-lab here (labs: $(LAB_BINS))"
 	@echo "  make all           build every step, tool and test"
 	@echo "  make test          build everything and run all tests (ctest; GPU tests skip without a GPU)"
 	@echo "  make test-cpu      run only the tests that need no GPU"
@@ -43,7 +46,7 @@ configure:
 	cmake -S . -B $(BUILD) $(GENERATOR) $(CMAKE_FLAGS)
 
 # Re-run the configure step when ARCH is given, so `make ARCH=80 step01` takes effect.
-$(STEP_BINS) $(TOOL_BINS): $(if $(ARCH),configure,$(BUILD)/CMakeCache.txt)
+$(STEP_BINS) $(LAB_BINS) $(TOOL_BINS): $(if $(ARCH),configure,$(BUILD)/CMakeCache.txt)
 	cmake --build $(BUILD) --target $@ -j $(JOBS)
 	cp $(BUILD)/bin/$@ ./$@
 
@@ -82,4 +85,4 @@ grade:
 	  $(if $(OUT),--out "$(OUT)") $(if $(HIDDEN),--hidden "$(HIDDEN)") --build-arch "$(ARCH)"
 
 clean:
-	rm -rf $(BUILD) $(STEP_BINS) $(TOOL_BINS)
+	rm -rf $(BUILD) $(STEP_BINS) $(LAB_BINS) $(TOOL_BINS)

@@ -30,4 +30,30 @@ function(transpose_add_step)
   target_link_libraries(${_name}_test PRIVATE transpose_testing)
   target_include_directories(${_name}_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   transpose_add_tests(${_name}_test)
+
+  # The step's lab, where it has one (steps/NN_name/lab/CMakeLists.txt calls transpose_add_lab).
+  if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/lab/CMakeLists.txt)
+    add_subdirectory(lab)
+  endif()
+endfunction()
+
+# transpose_add_lab()
+#   Called from steps/NN_name/lab/CMakeLists.txt. Builds the lab's binary `stepNN-lab` from the
+#   lab's main.cu and its test `stepNN-lab_test` from the lab's test.cu, like a step: the same
+#   harness, the same command line, the same CSV rows (step column `stepNN-lab`). The lab sees
+#   its step's folder too, so a lab kernel can reuse the lesson's headers.
+#   Extra source files of the lab may follow: transpose_add_lab(extra.cu ...).
+function(transpose_add_lab)
+  get_filename_component(_step_dir ${CMAKE_CURRENT_SOURCE_DIR} DIRECTORY)
+  get_filename_component(_folder ${_step_dir} NAME)
+  string(SUBSTRING ${_folder} 0 2 _nn)
+  set(_name step${_nn}-lab)
+  add_executable(${_name} main.cu ${ARGN})
+  target_link_libraries(${_name} PRIVATE transpose_common)
+  target_include_directories(${_name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${_step_dir})
+
+  add_executable(${_name}_test test.cu ${ARGN})
+  target_link_libraries(${_name}_test PRIVATE transpose_testing)
+  target_include_directories(${_name}_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${_step_dir})
+  transpose_add_tests(${_name}_test)
 endfunction()
