@@ -969,7 +969,24 @@ def figure_catalog(data, maps, root):
     for layout in sorted(set(maps) | set(LAYOUT_TITLES)):
         add(f"bankmap_{layout}", f"Bank of each element of the {layout} tile", layout in maps,
             lambda path, layout=layout: draw_bankmap(maps, layout, path), NO_BANKMAP)
+    # A lesson's own figures: plots/lessons/stepNN.py defines figures(data, mp), which returns
+    # (name, caption, ready, draw) tuples; mp is this module (pyplot, save, select, best, ...).
+    for module in lesson_figure_modules(root):
+        for name, caption, ready, draw in module.figures(data, sys.modules[__name__]):
+            add(name, caption, ready, draw)
     return catalog
+
+
+def lesson_figure_modules(root):
+    """The modules of plots/lessons/*.py, in file-name order."""
+    import importlib.util
+    modules = []
+    for path in sorted((root / "plots" / "lessons").glob("step*.py")):
+        spec = importlib.util.spec_from_file_location(f"lesson_figures_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        modules.append(module)
+    return modules
 
 
 # --------------------------------------------------------------------------------------------
