@@ -3,8 +3,8 @@
 // over TILE / BLOCK_ROWS rows of the tile (4 with the classic 32x8). A thread now has several
 // independent loads in flight before the barrier, and the per-tile work (the block's index
 // arithmetic, the barrier) is shared by more elements. BLOCK_ROWS is a template parameter, so one
-// table compares 32, 16, 8 and 4. A second change is optional: the order in which blocks pick
-// their tiles (BlockOrder), to measure the "diagonal" order older articles recommend.
+// table compares 32, 16, 8 and 4. (The "diagonal" block order of older articles is measured in
+// lab/, not here.)
 //
 //   make step05 && ./step05
 #pragma once
@@ -21,41 +21,16 @@ constexpr int kTile = 32;
 // 32 different banks down each column. Rows are 0..31 here, so no `% 32` (step 04 explains).
 __host__ __device__ __forceinline__ int swizzle(int row, int col) { return col ^ row; }
 
-// Which tile a block transposes. Blocks are numbered in one dimension (bid = blockIdx.x), and the
-// hardware starts them roughly in that order.
-//   rows:     along each row of tiles, as a 2D grid would (tile row = bid / tiles_x).
-//   diagonal: down the diagonals of the tile grid: bid, bid+1, ... take tiles (k, j), (k+1, j+1),
-//             ..., so blocks running at the same time read from different column bands of the
-//             input and write to different row bands of the output. Against "partition
-//             camping" on GPUs whose DRAM channels were selected by plain address bits.
-enum class BlockOrder { rows, diagonal };
-
-struct TileCoord {
-  unsigned row, col;  // in tiles
-};
-
-// The diagonal order for ANY tiles_x x tiles_y grid: tile row = bid % tiles_y and tile column =
-// (bid / tiles_y + tile row) % tiles_x. It is a bijection: from (row, col), q = (col - row) mod
-// tiles_x and bid = q * tiles_y + row, the only block that maps there. (The short form seen in
-// old articles, row = blockIdx.x and col = (blockIdx.x + blockIdx.y) % gridDim.x, is only valid
-// for square grids.) The CPU test checks every grid up to 40 x 40 tiles.
-__host__ __device__ inline TileCoord tile_of_block(unsigned bid, unsigned tiles_x,
-                                                   unsigned tiles_y, BlockOrder order) {
-  if (order == BlockOrder::rows) return {bid / tiles_x, bid % tiles_x};
-  const unsigned row = bid % tiles_y;
-  return {row, (bid / tiles_y + row) % tiles_x};  // < tiles_x + tiles_y <= 2^31: no overflow
-}
-
-template <typename T, int TILE, int BLOCK_ROWS, BlockOrder ORDER>
+template <typename T, int TILE, int BLOCK_ROWS>
 __global__ void __launch_bounds__(TILE * BLOCK_ROWS)
 transpose_coarsened(const T* __restrict__ in, T* __restrict__ out, std::int64_t rows,
-                    std::int64_t cols, unsigned tiles_x, unsigned tiles_y) {
+                    std::int64_t cols, unsigned tiles_x) {
   static_assert(TILE % BLOCK_ROWS == 0, "each thread moves TILE / BLOCK_ROWS whole tile rows");
   static_assert((TILE & (TILE - 1)) == 0, "the XOR stays inside a row only for a power of two");
   __shared__ T tile[TILE][TILE];
-  const TileCoord t = tile_of_block(blockIdx.x, tiles_x, tiles_y, ORDER);
-  const std::int64_t row0 = static_cast<std::int64_t>(t.row) * TILE;
-  const std::int64_t col0 = static_cast<std::int64_t>(t.col) * TILE;
+  // Blocks are numbered in one dimension (gridDim.x holds 2^31-1 of them; gridDim.y only 65535).
+  const std::int64_t row0 = static_cast<std::int64_t>(blockIdx.x / tiles_x) * TILE;
+  const std::int64_t col0 = static_cast<std::int64_t>(blockIdx.x % tiles_x) * TILE;
   const int tx = threadIdx.x, ty = threadIdx.y;
 
   // Read: warp ty takes tile rows ty, ty + BLOCK_ROWS, ...; each pass is one coalesced row.
@@ -99,19 +74,17 @@ inline std::int64_t tile_blocks(std::int64_t rows, std::int64_t cols, int tile) 
   return tiles_y > kMaxBlocks / tiles_x ? 0 : tiles_x * tiles_y;
 }
 
-// One 32 x BLOCK_ROWS block per 32x32 tile of the input, in the given block order.
-// cudaErrorInvalidValue, without launching, on an empty shape or one with more tiles than a grid
-// can hold.
-template <int BLOCK_ROWS, BlockOrder ORDER = BlockOrder::rows, typename T>
+// One 32 x BLOCK_ROWS block per 32x32 tile of the input. cudaErrorInvalidValue, without launching,
+// on an empty shape or one with more tiles than a grid can hold.
+template <int BLOCK_ROWS, typename T>
 cudaError_t transpose(const T* in, T* out, std::int64_t rows, std::int64_t cols,
                       cudaStream_t stream = nullptr) {
   const std::int64_t blocks = tile_blocks(rows, cols, kTile);
   if (blocks == 0) return cudaErrorInvalidValue;
   const auto tiles_x = static_cast<unsigned>((cols + kTile - 1) / kTile);
-  const auto tiles_y = static_cast<unsigned>((rows + kTile - 1) / kTile);
-  transpose_coarsened<T, kTile, BLOCK_ROWS, ORDER>
+  transpose_coarsened<T, kTile, BLOCK_ROWS>
       <<<static_cast<unsigned>(blocks), dim3(kTile, BLOCK_ROWS), 0, stream>>>(in, out, rows, cols,
-                                                                             tiles_x, tiles_y);
+                                                                             tiles_x);
   return cudaGetLastError();
 }
 
