@@ -15,7 +15,10 @@ namespace step06 {
 
 // 256 threads cover 32 columns x 32 rows: 8 groups of 4 rows per column. LANES threads of a warp
 // share one output column: with 1, a warp's 32 float4 stores go to 32 output rows, 16 bytes in
-// each 32-byte sector; with 2, the two lanes of a column write one whole sector together.
+// each 32-byte sector; with 2, the two lanes of a column write 32 contiguous bytes together. Those
+// are one whole sector only when every output row starts on a sector (rows % 8 == 0); with
+// rows = 4 (mod 8), which the float4 path accepts, odd output rows start 16 bytes into a sector
+// and their pairs straddle two sectors (sweep.txt measures such a shape).
 template <int LANES>
 __global__ void __launch_bounds__(256)
     transpose_registers(const float* __restrict__ in, float* __restrict__ out, std::int64_t rows,
