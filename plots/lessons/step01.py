@@ -1,0 +1,74 @@
+"""Step 01's figure: the naive kernel's bandwidth by block shape, coalesced read against coalesced
+write, at the headline shapes, with the copy ceiling and step 02's tile for scale.
+
+Drawn by plots/make_plots.py (figures(data, mp); mp is make_plots itself).
+"""
+
+BLOCKS = ["32x32", "16x16", "32x8", "8x32"]
+# Step 01's colour: light for the coalesced reads, full for the coalesced writes.
+SIDES = [("coalesced read", "#9ecae1"), ("coalesced write", "tab:blue")]
+
+
+def spread_gbps(r):
+    """The run-to-run spread of a row in GB/s (0 for a single run): .spread is in % of copy."""
+    spread = getattr(r, "spread", None)
+    return r.gbps * spread / r.pct_copy if spread and r.pct_copy > 0 else 0.0
+
+
+def naive(data, mp, shape, side, block):
+    return mp.best([r for r in mp.select(data, step="step01", shape=shape, type_="f32")
+                    if r.kernel == f"naive, {side} {block}"])
+
+
+def shapes_measured(data, mp):
+    return [s for s in mp.HEADLINE_SHAPES
+            if any(naive(data, mp, s, side, b) for side, _ in SIDES for b in BLOCKS)]
+
+
+def draw(data, mp, path):
+    plt = mp.pyplot()
+    shapes = shapes_measured(data, mp)
+    fig, axes = plt.subplots(1, len(shapes), figsize=(7 * len(shapes), 5.2), squeeze=False,
+                             sharey=True)
+    shown, width = [], 0.38
+    for ax, shape in zip(axes[0], shapes):
+        for k, (side, color) in enumerate(SIDES):
+            label = f"naive, {side}"
+            for i, block in enumerate(BLOCKS):
+                r = naive(data, mp, shape, side, block)
+                if not r:
+                    continue
+                x = i + (k - 0.5) * width
+                ax.bar(x, r.gbps, width, color=color, yerr=spread_gbps(r) or None, capsize=3,
+                       label=label)
+                label = None  # one legend entry per side
+                ax.annotate(f"{r.pct_copy:.0f}%", (x, r.gbps), textcoords="offset points",
+                            xytext=(0, 3), ha="center", fontsize=8)
+                shown.append(r)
+        here = mp.select(data, shape=shape, type_="f32")
+        copy = mp.best([r for r in here if r.step == "step01" and r.is_copy])
+        tile = mp.best([r for r in here if r.step == "step02" and not r.is_reference])
+        if copy:
+            ax.axhline(copy.gbps, color="black", linestyle="--", linewidth=1.2,
+                       label="copy ceiling")
+            shown.append(copy)
+        if tile:
+            ax.axhline(tile.gbps, color=mp.step_color("step02"), linestyle=":", linewidth=1.8,
+                       label=f"step 02, {tile.kernel}")
+            shown.append(tile)
+        ax.set_xticks(range(len(BLOCKS)), BLOCKS)
+        ax.set_xlabel("block shape (threads in x by y; labels: % of copy)")
+        ax.set_title(f"{shape[0]} x {shape[1]} float32")
+        ax.grid(axis="x", visible=False)
+        ax.legend(fontsize=8, loc="upper left")
+    axes[0][0].set_ylabel("bandwidth, GB/s")
+    axes[0][0].set_ylim(0, max(r.gbps for r in shown) * 1.18)
+    fig.suptitle("Step 01: the naive kernel by block shape and coalesced side")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    mp.save(fig, path, shown)
+
+
+def figures(data, mp):
+    return [("naive_blocks",
+             "Naive kernel by block shape: coalesced read against coalesced write",
+             bool(shapes_measured(data, mp)), lambda path: draw(data, mp, path))]

@@ -1,0 +1,87 @@
+"""Step 06's figure: bandwidth by vector width (float, float2, float4) on the swizzled tile, one
+bar per rows-per-thread count, at the headline shapes, with the copy ceiling, cuBLAS and step 05's
+best kernel for scale.
+
+Drawn by plots/make_plots.py (figures(data, mp); mp is make_plots itself).
+"""
+
+import re
+
+WIDTHS = ["float", "float2", "float4"]
+BYTES = {"float": 4, "float2": 8, "float4": 16}
+NAME = re.compile(r"(float\d?), (\d+) rows?/thread, swizzled")
+
+
+def spread_gbps(r):
+    """The run-to-run spread of a row in GB/s (0 for a single run): .spread is in % of copy."""
+    spread = getattr(r, "spread", None)
+    return r.gbps * spread / r.pct_copy if spread and r.pct_copy > 0 else 0.0
+
+
+def sweep(data, mp, shape):
+    """{(vector, rows per thread): row} of step 06's swizzled kernels at one shape."""
+    found = {}
+    for r in mp.select(data, step="step06", shape=shape, type_="f32"):
+        m = NAME.fullmatch(r.kernel)
+        if m and r.ran:
+            found[(m.group(1), int(m.group(2)))] = r
+    return found
+
+
+def shapes_measured(data, mp):
+    return [s for s in mp.HEADLINE_SHAPES if sweep(data, mp, s)]
+
+
+def draw(data, mp, path):
+    import matplotlib
+    plt = mp.pyplot()
+    shapes = shapes_measured(data, mp)
+    fig, axes = plt.subplots(1, len(shapes), figsize=(6.5 * len(shapes), 5.4), squeeze=False,
+                             sharey=True)
+    shown = []
+    all_rpt = sorted({rpt for s in shapes for (_, rpt) in sweep(data, mp, s)})
+    colors = matplotlib.colormaps["viridis"]
+    for ax, shape in zip(axes[0], shapes):
+        points = sweep(data, mp, shape)
+        # One line per rows-per-thread count across the widths, a little apart so that equal
+        # values stay visible; points, not bars: the differences are small next to the ceiling.
+        for k, rpt in enumerate(all_rpt):
+            found = [(i, points[(vec, rpt)]) for i, vec in enumerate(WIDTHS) if (vec, rpt) in points]
+            if not found:
+                continue
+            dx = (k - (len(all_rpt) - 1) / 2) * 0.06
+            ax.errorbar([i + dx for i, _ in found], [r.gbps for _, r in found],
+                        yerr=[spread_gbps(r) for _, r in found], marker="o", capsize=3,
+                        color=colors(k / max(len(all_rpt) - 1, 1) * 0.85),
+                        label=f"{rpt} row{'s' if rpt > 1 else ''} per thread")
+            shown += [r for _, r in found]
+        here = mp.select(data, shape=shape, type_="f32")
+        refs = [("copy ceiling", "black", "--",
+                 mp.best([r for r in here if r.step == "step06" and r.is_copy])),
+                ("cuBLAS geam", "0.55", ":",
+                 mp.best([r for r in here if r.step == "step06" and r.is_cublas])),
+                ("step 05, best kernel", mp.step_color("step05"), "-.",
+                 mp.best([r for r in here if r.step == "step05" and not r.is_reference]))]
+        for label, color, style, r in refs:
+            if r:
+                ax.axhline(r.gbps, color=color, linestyle=style, linewidth=1.3,
+                           label=f"{label} ({r.pct_copy:.0f}% of copy)" if not r.is_copy
+                           else label)
+                shown.append(r)
+        ax.set_xticks(range(len(WIDTHS)), [f"{w}\n{BYTES[w]} bytes per access" for w in WIDTHS])
+        ax.set_xlim(-0.4, len(WIDTHS) - 0.6)
+        ax.set_xlabel("vector width (swizzled tile)")
+        ax.set_title(f"{shape[0]} x {shape[1]} float32")
+        ax.legend(fontsize=7.5, loc="lower right")
+    # The y axis starts well above 0 so that the gaps between the kernels can be seen at all.
+    low = min(r.gbps for r in shown)
+    axes[0][0].set_ylim(low * 0.85, max(r.gbps for r in shown) * 1.03)
+    axes[0][0].set_ylabel("bandwidth, GB/s (axis does not start at 0)")
+    fig.suptitle("Step 06: vector width and rows per thread")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    mp.save(fig, path, shown)
+
+
+def figures(data, mp):
+    return [("vector_width", "Step 06: bandwidth by vector width and rows per thread",
+             bool(shapes_measured(data, mp)), lambda path: draw(data, mp, path))]
