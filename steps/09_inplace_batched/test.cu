@@ -1,11 +1,13 @@
 // Step 09 tests: in place on awkward square sizes, batches of awkward shapes (one matrix, a few,
 // more than 65535), in-place batches, and the CPU-checkable pieces: the tile-pair numbering, the
-// chunk walker, the group plan, the launchers' refusals and the --mode contract.
+// chunk walker, the group plan, the launchers' refusals and the --mode contract. The variants
+// tried and not taught are tested in lab/test.cu.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "options.hpp"
@@ -190,27 +192,6 @@ TEST(CpuStep09TilePairs, ExactUpToTheGridLimit) {
   EXPECT_LE(last.i, last.j);
 }
 
-// sector_offset works from the low 32 bits of the element index; it must agree with the full
-// 64-bit index past 2^32 elements, for any base address and both element sizes.
-TEST(CpuStep09SectorOffset, AgreesWithTheFullIndex) {
-  for (std::uint64_t base : {0ULL, 4ULL, 12ULL, 1ULL << 40, (1ULL << 40) + 20}) {
-    for (std::int64_t n : {std::int64_t{1}, std::int64_t{7}, std::int64_t{8191},
-                           std::int64_t{46341}, std::int64_t{65535} * 64}) {
-      for (std::int64_t row : {std::int64_t{0}, std::int64_t{1}, std::int64_t{3}, n / 2, n - 1}) {
-        for (std::int64_t col : {std::int64_t{0}, std::int64_t{5}, n - 1}) {
-          const auto* f = reinterpret_cast<const float*>(base);
-          const auto* d = reinterpret_cast<const double*>(base);
-          const std::uint64_t at = static_cast<std::uint64_t>(row * n + col);
-          EXPECT_EQ(step09::sector_offset(f, n, row, col), static_cast<int>((base / 4 + at) % 8))
-              << "float n " << n << " at (" << row << ", " << col << ")";
-          EXPECT_EQ(step09::sector_offset(d, n, row, col), static_cast<int>((base / 8 + at) % 4))
-              << "double n " << n << " at (" << row << ", " << col << ")";
-        }
-      }
-    }
-  }
-}
-
 // The chunk walker agrees with division everywhere, for every stride and shape it meets.
 TEST(CpuStep09ChunkPos, AgreesWithDivision) {
   const int shapes[][2] = {{1, 1},  {2, 3},  {3, 2},   {32, 48}, {48, 32},
@@ -329,6 +310,27 @@ TEST(CpuStep09Modes, CommandLineContract) {
             2u);
   // The default mode is inplace, on the default square.
   for (const Variant& v : from_args({})) EXPECT_TRUE(v.in_place) << v.name;
+}
+
+// Each refusal is one line that names the option; from_options decides it from the options
+// alone, so it needs no device (the harness builds the list before it looks for one).
+TEST(CpuStep09Modes, RefusalsAreOneLineNamingTheOption) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"--mode", "inplace", "--rows", "100", "--cols", "200"}, "--mode inplace"},
+      {{"--mode", "inplace-batched", "--rows", "8", "--cols", "9", "--batch", "5"},
+       "--mode inplace-batched"},
+      {{"--batch", "5"}, "--batch"},
+  };
+  for (const auto& [args, option] : bad) {
+    try {
+      from_args(args);
+      ADD_FAILURE() << "accepted: " << option;
+    } catch (const course::UsageError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.rfind(option, 0), 0u) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  }
 }
 
 }  // namespace

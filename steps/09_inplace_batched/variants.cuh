@@ -41,18 +41,14 @@ namespace detail {
 
 inline std::string square(int tile) { return std::to_string(tile) + "x" + std::to_string(tile); }
 
-/// Tile pairs, in place: one matrix (mode inplace) or a batch (the same kernel). Sectors: the
-/// lanes of every tile row are shifted onto the sectors of its row. G: each block swaps a group
-/// of G x G tile pairs.
-template <typename T, int TILE, int ROWS, bool Sectors = false, int G = 1>
+/// Tile pairs, in place: one matrix (mode inplace) or a batch (the same kernel).
+template <typename T, int TILE, int ROWS>
 course::Variant pairs(const std::string& prefix) {
-  const std::string group = G > 1 ? ", " + square(G) + " pairs per block" : "";
-  course::Variant v{prefix + " tile pairs " + square(TILE) + (Sectors ? ", warps on sectors" : "") +
-                        group,
+  course::Variant v{prefix + " tile pairs " + square(TILE),
                     std::to_string(TILE) + "x" + std::to_string(ROWS), square(TILE),
                     [](const course::Problem& p, const void*, void* out, cudaStream_t s) {
-                      return transpose_inplace<T, TILE, ROWS, Sectors, G>(
-                          static_cast<T*>(out), p.rows, p.cols, p.batch, s);
+                      return transpose_inplace<T, TILE, ROWS>(static_cast<T*>(out), p.rows,
+                                                              p.cols, p.batch, s);
                     }};
   v.in_place = true;
   return v;
@@ -91,8 +87,7 @@ std::vector<course::Variant> typed(Mode mode) {
   if constexpr (sizeof(T) == 4) {
     switch (mode) {
       case Mode::inplace:
-        return {pairs<T, 32, 8>("in-place"), pairs<T, 64, 8>("in-place"),
-                pairs<T, 64, 8, true>("in-place"), pairs<T, 64, 8, false, 2>("in-place")};
+        return {pairs<T, 32, 8>("in-place"), pairs<T, 64, 8>("in-place")};
       case Mode::batched:
         return {tiles<T, 64, 4>(), whole<T>(false)};
       case Mode::inplace_batched:
