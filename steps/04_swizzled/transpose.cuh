@@ -19,10 +19,10 @@ constexpr int kTile = 32;
 // col -> col ^ k is its own inverse, hence a bijection of 0..TILE-1 (TILE a power of two, so the
 // XOR never leaves the row). For a fixed col, rows 0..31 give 32 different values col ^ row,
 // i.e. 32 different banks. The general form is col ^ (row % 32), for 32 banks; the kernel only
-// asks for rows 0..31 (a thread's ty or tx), so the `% 32` is left out. At one element per
-// thread every instruction shows: a signed `row % 32` (five instructions) cost 3% of the speed,
-// `row & 31` (one) still 0.4% at 32768 x 32768. The CPU test checks this very function with
-// the bank model (common/bank_model.hpp), whose maps `bankmap` prints.
+// asks for rows 0..31 (a thread's ty or tx), so the `% 32` is left out: at one element per
+// thread every instruction shows, and a signed `row % 32` costs five (lab/ measures the forms).
+// The CPU test checks this very function with the bank model (common/bank_model.hpp), whose
+// maps `bankmap` prints.
 __host__ __device__ __forceinline__ int swizzle(int row, int col) { return col ^ row; }
 
 // Blocks are numbered in one dimension (gridDim.x holds 2^31-1 of them; gridDim.y only 65535).
