@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -24,13 +25,25 @@ void print_table(std::ostream& os, const Report& r) {
      << r.device.sms << " SMs, " << r.device.l2_bytes / (1 << 20) << " MiB L2, peak "
      << std::setprecision(0) << r.device.peak_gbps << " GB/s, copy ceiling " << r.copy_gbps
      << " GB/s\n\n";
-  os << std::left << std::setw(40) << "kernel" << std::setw(8) << "block" << std::setw(8)
+  // The text columns are as wide as their longest cell (and a gap of two), so a long kernel
+  // name pushes the columns right instead of running into them.
+  std::size_t kernel_w = std::string("kernel").size(), block_w = std::string("block").size(),
+              tile_w = std::string("tile").size();
+  for (const ResultRow& row : r.rows) {
+    kernel_w = std::max(kernel_w, row.kernel.size());
+    block_w = std::max(block_w, row.block.size());
+    tile_w = std::max(tile_w, row.tile.size());
+  }
+  const int kw = static_cast<int>(kernel_w + 2), bw = static_cast<int>(block_w + 2),
+            tw = static_cast<int>(tile_w + 2);
+  const int numbers_w = 11 + 10 + 9 + 8 + 8;  // median ms, min ms, GB/s, % copy, % peak
+  os << std::left << std::setw(kw) << "kernel" << std::setw(bw) << "block" << std::setw(tw)
      << "tile" << std::right << std::setw(11) << "median ms" << std::setw(10) << "min ms"
      << std::setw(9) << "GB/s" << std::setw(8) << "% copy" << std::setw(8) << "% peak"
      << "  verified\n";
-  os << std::string(113, '-') << "\n";
+  os << std::string(static_cast<std::size_t>(kw + bw + tw + numbers_w) + 10, '-') << "\n";
   for (const ResultRow& row : r.rows) {
-    os << std::left << std::setw(40) << row.kernel << std::setw(8) << row.block << std::setw(8)
+    os << std::left << std::setw(kw) << row.kernel << std::setw(bw) << row.block << std::setw(tw)
        << row.tile << std::right;
     if (row.verified == "refused") {
       os << std::setw(11) << "-" << std::setw(10) << "-" << std::setw(9) << "-" << std::setw(8)

@@ -1,12 +1,21 @@
 #!/usr/bin/env python3
-"""Redraws every figure and every measured table of the course from the data in plots/data/.
+"""Redraws every figure and every measured table and number of the course from plots/data/.
 
-    python3 plots/make_plots.py           figures into plots/figures/, tables into the Markdown
-    python3 plots/make_plots.py --check   exit 1, with a diff, if any Markdown block is stale
+    python3 plots/make_plots.py           figures into plots/figures/, tables and numbers into
+                                          the Markdown
+    python3 plots/make_plots.py --check   change nothing; exit 1, saying file:line and why, if a
+                                          table or number is stale, a marker does not resolve,
+                                          prose types a measured number, or a figure is unlinked
 
 Inputs, each optional (a missing one gives "no measurements yet", never an error):
   plots/data/bench.csv     `make bench`: one row per kernel per run, the columns of
-                           common/report.hpp (step,kernel,block,tile,type,rows,cols,batch,...)
+                           common/report.hpp (step,kernel,block,tile,type,rows,cols,batch,...).
+                           The rows of one (step, kernel, block, tile, type, rows, cols, batch)
+                           are the runs of one measurement; they are read as one row: the median
+                           over the runs of median_ms, gbps, pct_copy and pct_peak, the minimum
+                           of min_ms, .spread (max - min of pct_copy over the runs, 0 for one
+                           run), .runs (how many), and verified FAILED if any run failed, yes if
+                           any run verified, else what the runs say (skipped, refused, -).
   plots/data/profile.csv   `make profile STEP=NN`: one row per Nsight Compute metric
   plots/data/bankmap.csv   `./bankmap --csv`: the bank of every element of a plain, a padded and
                            a swizzled tile
@@ -14,8 +23,12 @@ Inputs, each optional (a missing one gives "no measurements yet", never an error
                            apart against linear streams
 
 Outputs:
-  plots/figures/*.png      the figures listed in figure_catalog()
-  the text between markers in README.md, steps/*/README.md and the exercises' Markdown:
+  plots/figures/*.png      the figures listed in figure_catalog(), with those of
+                           plots/lessons/stepNN.py (see plots/lessons/README.md)
+  README.md, steps/*/*.md (lessons), steps/*/lab/*.md (lab notebooks) and the exercises'
+  Markdown: the text between markers.
+
+Block markers, each on a line of its own, closed by the same name with a slash:
 
     <!-- bench-table steps=step04,step05 shapes=8192x8192,32768x32768 type=f32 [kernels=text] [batch=N] -->
     <!-- /bench-table -->
@@ -28,13 +41,48 @@ Outputs:
     <!-- pattern-table type=f64 shapes=16384x16384 -->
     <!-- /pattern-table -->
 
-  A marker must start its line; markers inside ``` fences are examples and are left alone.
+Inline number markers, anywhere in a line, opened and closed on the same line (several per line
+are fine); the text between them is the value, rewritten from the data:
+
+    <!-- num step=step07 kernel="down the columns" shape=8192x8192 -->95.6<!-- /num -->%
+    <!-- num diff step=step06 kernel=float4 shape=8192x8192 vs.step=step05 vs.kernel=32x4 -->0.9<!-- /num -->
+    <!-- num ratio step=step05 kernel=32x4 shape=8192x8192 vs.step=step02 vs.kernel=tiled -->2.8<!-- /num -->
+    <!-- num profile step=step03 kernel=padded shape=8192x8192 metric="smem st conflicts" -->0<!-- /num -->
+
+  step=    the binary: step05, step07-lab, pytorch, bench_ex01_solution (05 means step05)
+  kernel=  a piece of the kernel's name that picks exactly one kernel of that step on that
+           problem (its whole name always does); quote it when it has spaces. Two words are
+           kept: kernel=best (the step's fastest kernel, copies and cuBLAS aside) and
+           kernel=ceiling (the faster of the step's two copies)
+  shape=   ROWSxCOLS (required); type= (default f32); batch= (default 1)
+  col=     pct_copy (default), gbps, median_ms, min_ms, pct_peak, spread, runs
+  diff, ratio: the first selection minus, or divided by, a second one given by vs.-prefixed
+           attributes (vs.step=, vs.kernel=, vs.shape=, vs.type=, vs.batch=); what vs. does not
+           give is the first selection's; col= applies to both
+  profile: a value of profile.csv; metric= is Nsight Compute's name or the profile table's
+           column header ("DRAM read MB"); no col=
+
+  Formats: pct_copy, pct_peak and spread 1 decimal; gbps 0 decimals; median_ms and min_ms 3
+  significant digits; runs an integer; diff 1 decimal; ratio 2 significant digits (2.5, 10);
+  profile values as the profile tables print them. A selection that matches no kernel or
+  several, an unknown attribute, a value that is not the data's (under --check) are errors,
+  reported as file:line.
+
+Markers inside ``` fences and inside `inline code` are examples and are left alone.
+
+Checks on the Markdown (both modes; --check changes nothing):
+  - prose lint: outside generated blocks, num markers, HTML comments, fences and inline code, a
+    number with a decimal point followed by % (95.6%) or any number followed by GB/s
+    (2800 GB/s) is an error: a measured number goes through a num marker;
+  - every PNG in plots/figures is linked from some Markdown page of the repository, or it is an
+    error (link it with a figure marker, or delete it).
 
 Only the standard library, and matplotlib (Agg backend) for the figures. Sizes are in
 GB = 1e9 bytes, as in the step binaries' own tables.
 """
 
 import argparse
+import copy
 import csv
 import difflib
 import math
@@ -61,6 +109,11 @@ STEP_IDEAS = {
     "09": "in place, and many small matrices at once",
 }
 
+# Step 01 is shown twice in the README's table and the progression figure: the classic naive
+# kernel of every tutorial (32 x 32 threads, reads coalesced), and the best block shape of the
+# same kernel, the step's fastest row.
+CLASSIC_NAIVE = ("step01", "naive, coalesced read 32x32")
+
 NO_BENCH = "_No measurements yet: run `make bench` on a GPU, then `make plots`._"
 NO_PROFILE = ("_No profiler counters yet: run `make profile STEP=NN` on a GPU, "
               "then `make plots`._")
@@ -73,7 +126,8 @@ NO_BANKMAP = ("_No bank map yet: write plots/data/bankmap.csv with `./bankmap --
 # --------------------------------------------------------------------------------------------
 
 class Row:
-    """One row of bench.csv, with its numbers parsed."""
+    """One row of bench.csv, with its numbers parsed; after load_bench, the aggregate of the runs
+    of one measurement (see aggregate())."""
 
     NUMBERS = ("median_ms", "min_ms", "gbps", "pct_copy", "pct_peak")
     INTEGERS = ("rows", "cols", "batch")
@@ -84,6 +138,15 @@ class Row:
             setattr(self, name, int(fields[name]))
         for name in self.NUMBERS:
             setattr(self, name, float(fields[name] or 0))
+        self.spread, self.runs = 0.0, 1
+        self.gbps_lo = self.gbps_hi = self.gbps
+        self.members = [self]
+
+    @property
+    def key(self):
+        """What identifies one measurement; the rows with the same key are its runs."""
+        return (self.step, self.kernel, self.block, self.tile, self.type, self.rows, self.cols,
+                self.batch)
 
     @property
     def shape(self):
@@ -115,10 +178,42 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
+def median(values):
+    values = sorted(values)
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def aggregate(runs):
+    """One Row for the runs of one measurement: medians over the runs, the fastest min_ms, the
+    spread of pct_copy, the count, and one verdict (FAILED if any run failed, yes if any
+    verified, else the runs' own word: skipped, refused or -)."""
+    if len(runs) == 1:
+        return runs[0]
+    row = copy.copy(runs[-1])  # the text fields (device, date, ...) of the latest run
+    for name in ("median_ms", "gbps", "pct_copy", "pct_peak"):
+        setattr(row, name, median(getattr(r, name) for r in runs))
+    row.min_ms = min(r.min_ms for r in runs)
+    row.spread = max(r.pct_copy for r in runs) - min(r.pct_copy for r in runs)
+    row.runs = len(runs)
+    row.gbps_lo, row.gbps_hi = min(r.gbps for r in runs), max(r.gbps for r in runs)
+    verdicts = [r.verified for r in runs]
+    if "FAILED" in verdicts:
+        row.verified = "FAILED"
+    elif "yes" in verdicts:
+        row.verified = "yes"
+    elif len(set(verdicts)) == 1:
+        row.verified = verdicts[0]
+    else:
+        row.verified = "skipped"
+    row.members = list(runs)
+    return row
+
+
 def load_bench(path):
-    """bench.csv as Rows. A kernel measured twice on the same problem keeps its last row, so a
-    re-run appended to the file replaces the old numbers."""
-    latest = {}
+    """bench.csv as Rows, one per measurement: the runs of the same (step, kernel, block, tile,
+    type, rows, cols, batch) aggregated, in the order each first appears."""
+    runs = {}
     for i, fields in enumerate(read_csv(path), start=2):
         if fields.get("step") in (None, "", "step"):  # a repeated header from a concatenation
             continue
@@ -127,8 +222,8 @@ def load_bench(path):
         except (KeyError, TypeError, ValueError) as e:
             print(f"{path}:{i}: skipped a malformed row ({e})", file=sys.stderr)
             continue
-        latest[(row.step, row.kernel, row.type, row.rows, row.cols, row.batch)] = row
-    return list(latest.values())
+        runs.setdefault(row.key, []).append(row)
+    return [aggregate(r) for r in runs.values()]
 
 
 def best(rows):
@@ -158,7 +253,7 @@ def normalize_step(name):
 def measured_on(rows):
     """"Measured on <device>, driver <d>, CUDA <c>, <date>": one clause per device setup."""
     setups = {}
-    for r in rows:
+    for r in (m for row in rows for m in getattr(row, "members", [row])):
         setups.setdefault((r.device, r.driver, r.cuda), set()).add(r.date)
     clauses = []
     for (device, driver, cuda), dates in sorted(setups.items()):
@@ -248,8 +343,9 @@ def check_attrs(kind, attrs, allowed, required=()):
             raise MarkerError(f"{kind}: attribute '{name}' is required")
 
 
-def bench_row_cells(r, with_step):
-    """kernel | shape | median ms | GB/s | % of copy | % of peak (| step first when asked)."""
+def bench_row_cells(r, with_step, with_spread=False):
+    """kernel | shape | median ms | GB/s | % of copy | (spread |) % of peak (| step first when
+    asked)."""
     name = r.kernel
     if r.verified == "FAILED":
         name += " (wrong result)"
@@ -260,12 +356,30 @@ def bench_row_cells(r, with_step):
         name = f"*{name}*"
     shape = fmt_shape(r.shape, r.batch)
     if r.verified == "refused":
-        numbers = ["refused", "-", "-", "-"]
+        numbers = ["refused", "-", "-"] + (["-"] if with_spread else []) + ["-"]
     else:
-        numbers = [fmt_ms(r.median_ms), f"{r.gbps:.0f}", f"{r.pct_copy:.1f}",
-                   f"{r.pct_peak:.1f}"]
+        numbers = [fmt_ms(r.median_ms), f"{r.gbps:.0f}", f"{r.pct_copy:.1f}"]
+        if with_spread:
+            numbers.append(fmt_spread(r))
+        numbers.append(f"{r.pct_peak:.1f}")
     first = [("" if r.is_reference else r.step)] if with_step else []
     return first + [name, shape] + numbers
+
+
+def fmt_spread(r):
+    """A row's spread in points of % of copy; '-' for a single run."""
+    return f"{r.spread:.1f}" if r.runs > 1 else "-"
+
+
+def runs_note(rows):
+    """The sentence that says over how many runs the numbers are medians, '' for single runs."""
+    counts = sorted({r.runs for r in rows})
+    if not counts or counts == [1]:
+        return ""
+    many = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    return (f"Each row is the median of {many} separate runs (each the median of its "
+            "repetitions); spread: the largest minus the smallest % of copy over those runs, in "
+            "points. Two kernels closer than their spreads are level.")
 
 
 def render_bench_table(attrs, data, md_path):
@@ -274,11 +388,14 @@ def render_bench_table(attrs, data, md_path):
     steps = [normalize_step(s) for s in attrs["steps"].split(",")]
     shapes = parse_shapes(attrs["shapes"])
     types = attrs.get("type", "f32").split(",")
-    batch = int(attrs.get("batch", "1"))
+    try:
+        batch = int(attrs.get("batch", "1"))
+    except ValueError:
+        raise MarkerError(f"batch: '{attrs['batch']}' is not a whole number")
     only = attrs.get("kernels", "")
     with_step = len(steps) > 1
 
-    body, shown = [], []
+    picked = []
     for type_ in types:
         for shape in shapes:
             here = select(data, shape=shape, type_=type_, batch=batch)
@@ -288,28 +405,33 @@ def render_bench_table(attrs, data, md_path):
             ran_steps = [rows for rows in per_step if rows]
             refs = []
             if ran_steps:
-                copy = best([r for r in ran_steps[0] if r.is_copy])
-                refs += [copy] if copy else []
+                copy_row = best([r for r in ran_steps[0] if r.is_copy])
+                refs += [copy_row] if copy_row else []
             cublas = next((c for c in (best([r for r in rows if r.is_cublas]) for rows in per_step)
                            if c), None)
             refs += [cublas] if cublas else []
             kernels = [r for rows in per_step for r in rows
                        if not r.is_reference and only in r.kernel]
-            if not kernels:
-                continue
-            for r in refs + kernels:
-                cells = bench_row_cells(r, with_step)
-                if len(types) > 1:  # the type goes into the shape column
-                    cells[-5] += f" {type_}"
-                body.append(cells)
-                shown.append(r)
-    if not body:
+            if kernels:
+                picked += [(type_, r) for r in refs + kernels]
+    if not picked:
         return [NO_BENCH]
+    shown = [r for _, r in picked]
+    with_spread = any(r.runs > 1 for r in shown)
+    body = []
+    for type_, r in picked:
+        cells = bench_row_cells(r, with_step, with_spread)
+        if len(types) > 1:  # the type goes into the shape column
+            cells[(1 if with_step else 0) + 1] += f" {type_}"
+        body.append(cells)
     header = (["step"] if with_step else []) + ["kernel", "shape", "median ms", "GB/s",
-                                                 "% of copy", "% of peak"]
+                                                 "% of copy"]
+    header += (["spread"] if with_spread else []) + ["% of peak"]
+    note = runs_note(shown)
     return table(header, body) + ["", f"Measured on {measured_on(shown)} (`make bench`). "
                                   "Each row's % of copy is against the copy ceiling timed in the "
-                                  "same run as that row; the copy row shown is one of those runs'."]
+                                  "same run as that row; the copy row shown is one of those runs'."
+                                  + (f" {note}" if note else "")]
 
 
 # Nsight Compute metric names (and scripts/profile.sh's derived ones) -> short column headers,
@@ -453,10 +575,36 @@ def lesson_idea(nn, folder):
     return ""
 
 
+def classic_naive(data, shape):
+    """Step 01's classic kernel at a headline shape (float32), or None."""
+    step, kernel = CLASSIC_NAIVE
+    return next((r for r in select(data, step=step, shape=shape, type_="f32")
+                 if r.kernel == kernel and r.ran), None)
+
+
+def journey(data, shapes=HEADLINE_SHAPES):
+    """The README's rows of the journey: [(step, label, {shape: row or None})], one per numbered
+    step (labs, exercises and peers aside) with its fastest kernel, and for step 01 first the
+    classic kernel (label "classic"), then the best block shape (label "best block shape")."""
+    out = []
+    for step in sorted({r.step for r in data if step_number(r.step)}):
+        bests = {s: best([r for r in select(data, step=step, shape=s, type_="f32")
+                          if not r.is_reference]) for s in shapes}
+        if step == CLASSIC_NAIVE[0]:
+            out.append((step, "classic", {s: classic_naive(data, s) for s in shapes}))
+            out.append((step, "best block shape", bests))
+        else:
+            out.append((step, "", bests))
+    return [j for j in out if any(j[2].values())]
+
+
 def render_results_table(attrs, data, md_path, root):
     check_attrs("results-table", attrs, ())
     lessons = lesson_dirs(root)
-    numbers = sorted(set(lessons) | {n for n in (step_number(r.step) for r in data) if n})
+    rows_of = {}
+    for step, label, per_shape in journey(data):
+        rows_of.setdefault(step_number(step), []).append((label, per_shape))
+    numbers = sorted(set(lessons) | set(rows_of))
     here = md_path.parent
     header = ["step", "idea"]
     for shape in HEADLINE_SHAPES:
@@ -474,15 +622,23 @@ def render_results_table(attrs, data, md_path, root):
             link = f"[{nn} {name}]({Path(os.path.relpath(lesson, here)).as_posix()})"
         else:  # a lesson still to be written
             link = f"{nn} {name}" if folder else f"step{nn}"
-        cells = [link, cell(lesson_idea(nn, folder))]
-        for shape in HEADLINE_SHAPES:
-            top = best([r for r in select(data, step=f"step{nn}", shape=shape, type_="f32")
-                        if not r.is_reference])
-            cells += numbers_of(top)
-            shown += [top] if top else []
-        body.append(cells)
-    # References: the best copy ceiling and cuBLAS any run measured at the headline shapes, and
-    # PyTorch where it was measured.
+        idea = lesson_idea(nn, folder)
+        for label, per_shape in rows_of.get(nn, [("", {})]):
+            kernels = list(dict.fromkeys(r.kernel for r in per_shape.values() if r))
+            if label == "classic":
+                text = f"{idea}; the kernel of every tutorial ({CLASSIC_NAIVE[1]})"
+            elif label:
+                text = f"the same kernel, the {label} measured ({' / '.join(kernels) or '-'})"
+            else:
+                text = idea
+            cells = [f"{link}, {label}" if label else link, cell(text)]
+            for shape in HEADLINE_SHAPES:
+                top = per_shape.get(shape)
+                cells += numbers_of(top)
+                shown += [top] if top else []
+            body.append(cells)
+    # References: the best copy ceiling and cuBLAS any step measured at the headline shapes,
+    # and PyTorch where it was measured.
     references = [("copy ceiling", "cudaMemcpy or a float4 copy kernel", lambda r: r.is_copy),
                   ("cuBLAS geam", "the library's transpose", lambda r: r.is_cublas),
                   ("PyTorch", "the fastest PyTorch call measured",
@@ -490,7 +646,8 @@ def render_results_table(attrs, data, md_path, root):
     for label, idea, keep in references:
         cells, any_found = [f"*{label}*", idea], False
         for shape in HEADLINE_SHAPES:
-            top = best([r for r in select(data, shape=shape, type_="f32") if keep(r)])
+            top = best([r for r in select(data, shape=shape, type_="f32")
+                        if keep(r) and (step_number(r.step) or r.step == "pytorch")])
             if top and label == "copy ceiling":  # the ceiling is 100% of itself
                 cells += [f"{top.gbps:.0f}", "100.0"]
             else:
@@ -500,10 +657,16 @@ def render_results_table(attrs, data, md_path, root):
         if any_found or label == "copy ceiling":
             body.append(cells)
     lines = table(header, body)
-    if shown:
-        return lines + ["", f"Best kernel of each step, float32. Measured on {measured_on(shown)} "
-                            "(`make bench`)."]
-    return lines + ["", NO_BENCH]
+    if not shown:
+        return lines + ["", NO_BENCH]
+    note = (f"Best kernel of each step, float32; step 01 twice: the classic 32 x 32 kernel and "
+            f"its best block shape. Measured on {measured_on(shown)} (`make bench`).")
+    if any(r.runs > 1 for r in shown):
+        many = sorted({r.runs for r in shown})
+        runs = str(many[0]) if len(many) == 1 else f"{many[0]} to {many[-1]}"
+        note += (f" Each number is the median of {runs} separate runs; over those runs % of copy "
+                 f"moved by at most {max(r.spread for r in shown):.1f} points.")
+    return lines + ["", note]
 
 
 def render_figure(attrs, catalog, md_path, figures_dir):
@@ -516,7 +679,7 @@ def render_figure(attrs, catalog, md_path, figures_dir):
             raise MarkerError(f"figure: no figure named '{name}' (known: {', '.join(catalog)})")
         caption = name.replace("_", " ")
     else:
-        caption, draw, missing = entry
+        caption, draw, missing, _ = entry
         if draw is None:
             return [missing]
         if not path.exists():  # the data is there, the picture is not: the link would be broken
@@ -532,59 +695,407 @@ def render_figure(attrs, catalog, md_path, figures_dir):
 KINDS = r"(bench-table|profile-table|figure|results-table|pattern-table)"
 OPEN = re.compile(r"^<!--\s*" + KINDS + r"\b(.*?)-->\s*$")
 ALMOST = re.compile(r"^\s*<!--\s*" + KINDS + r"\b")  # to report a marker OPEN cannot read
+ATTR = re.compile(r"""\s*(?:([\w.-]+)=(?:"([^"]*)"|'([^']*)'|([^\s"']+))|([^\s=]+))""")
+
+
+def parse_tokens(text):
+    """'diff step=05 kernel="a b"' -> [("diff", None), ("step", "05"), ("kernel", "a b")]."""
+    tokens, pos = [], 0
+    while text[pos:].strip():
+        m = ATTR.match(text, pos)
+        if not m or m.end() == pos:
+            raise MarkerError(f"cannot read '{text[pos:].strip()}' (name=value, quote a value "
+                              "with spaces)")
+        if m.group(5) is not None:
+            tokens.append((m.group(5), None))
+        else:
+            value = next(v for v in m.group(2, 3, 4) if v is not None)
+            tokens.append((m.group(1), value))
+        pos = m.end()
+    return tokens
 
 
 def parse_attrs(text):
     attrs = {}
-    for item in text.split():
-        if "=" not in item:
-            raise MarkerError(f"'{item}' is not name=value")
-        key, value = item.split("=", 1)
+    for key, value in parse_tokens(text):
+        if value is None:
+            raise MarkerError(f"'{key}' is not name=value")
+        if key in attrs:
+            raise MarkerError(f"'{key}' is given twice")
         attrs[key] = value
     return attrs
 
 
-def rewrite(text, render):
-    """The text with every marker block re-rendered by render(kind, attrs), and the errors."""
+# -- inline number markers ---------------------------------------------------------------------
+
+NUM_TAG = re.compile(r"<!--\s*(/?)num\b(.*?)-->")
+NUM_START = re.compile(r"<!--\s*/?num\b")
+NUM_COLUMNS = ("pct_copy", "gbps", "median_ms", "min_ms", "pct_peak", "spread", "runs")
+NUM_SELECT = ("step", "kernel", "shape", "type", "batch")
+
+
+def fmt_sig(v, digits):
+    """v to `digits` significant digits, trailing zeros kept, never in scientific notation:
+    fmt_sig(0.189792, 3) == "0.190", fmt_sig(10.4, 2) == "10", fmt_sig(123, 2) == "120"."""
+    if v == 0 or not math.isfinite(v):
+        return f"{v:.{max(digits - 1, 0)}f}" if v == 0 else str(v)
+    exponent = math.floor(math.log10(abs(v)))
+    decimals = digits - 1 - exponent
+    rounded = round(v, decimals)
+    if rounded and math.floor(math.log10(abs(rounded))) > exponent:  # 9.96 -> 10.0
+        decimals -= 1
+    return f"{round(v, decimals):.{max(decimals, 0)}f}"
+
+
+def fmt_column(col, v):
+    if col in ("pct_copy", "pct_peak", "spread"):
+        return fmt_fixed(v, 1)
+    if col == "gbps":
+        return fmt_fixed(v, 0)
+    if col in ("median_ms", "min_ms"):
+        return fmt_sig(v, 3)
+    return str(int(v))  # runs
+
+
+def fmt_fixed(v, decimals):
+    text = f"{v:.{decimals}f}"
+    return text[1:] if re.fullmatch(r"-0(\.0*)?", text) else text  # no "-0.0"
+
+
+def pick_row(data, sel):
+    """The one row a num marker's selection names, or MarkerError saying why not."""
+    step, kernel, shape, type_, batch = (sel[k] for k in NUM_SELECT)
+    problem = f"{fmt_shape(shape, batch)} {type_}"
+    here = [r for r in select(data, step=step, shape=shape, type_=type_, batch=batch)]
+    if not here:
+        return None, f"no rows of {step} at {problem} in plots/data/bench.csv"
+    if kernel == "best":
+        row = best([r for r in here if not r.is_reference])
+        return (row, None) if row else (None, f"no kernel of {step} ran at {problem}")
+    if kernel == "ceiling":
+        row = best([r for r in here if r.is_copy])
+        return (row, None) if row else (None, f"no copy of {step} at {problem}")
+    found = [r for r in here if r.kernel == kernel] or [r for r in here if kernel in r.kernel]
+    if not found:
+        names = "; ".join(dict.fromkeys(r.kernel for r in here))
+        return None, f"kernel '{kernel}' matches no kernel of {step} at {problem} ({names})"
+    if len(found) > 1:
+        names = "; ".join(f"{r.kernel} [{r.block}]" for r in found)
+        return None, (f"kernel '{kernel}' matches {len(found)} kernels of {step} at {problem}: "
+                      f"{names}; give more of the name")
+    return found[0], None
+
+
+def selection(attrs, prefix, base=None):
+    """The (step, kernel, shape, type, batch) of a num marker, its vs. one when prefix="vs."."""
+    sel = dict(base or {})
+    for name in NUM_SELECT:
+        value = attrs.get(prefix + name)
+        if value is None:
+            continue
+        if name == "step":
+            sel[name] = normalize_step(value)
+        elif name == "shape":
+            shapes = parse_shapes(value)
+            if len(shapes) != 1:
+                raise MarkerError(f"{prefix}shape: one shape, ROWSxCOLS")
+            sel[name] = shapes[0]
+        elif name == "batch":
+            if not value.isdigit() or int(value) < 1:
+                raise MarkerError(f"{prefix}batch: '{value}' is not a whole number")
+            sel[name] = int(value)
+        else:
+            sel[name] = value
+    sel.setdefault("type", "f32")
+    sel.setdefault("batch", 1)
+    for name in ("step", "kernel", "shape"):
+        if name not in sel:
+            raise MarkerError(f"attribute '{prefix}{name}' is required")
+    return sel
+
+
+def render_num(text, data, profile):
+    """The value of an inline marker whose opening tag holds `text` (what follows "num")."""
+    tokens = parse_tokens(text)
+    form = "value"
+    if tokens and tokens[0][1] is None:
+        form = tokens.pop(0)[0]
+        if form not in ("diff", "ratio", "profile"):
+            raise MarkerError(f"unknown form '{form}' (num, num diff, num ratio, num profile)")
+    attrs = {}
+    for key, value in tokens:
+        if value is None:
+            raise MarkerError(f"'{key}' is not name=value")
+        if key in attrs:
+            raise MarkerError(f"'{key}' is given twice")
+        attrs[key] = value
+    allowed = set(NUM_SELECT) | ({"metric"} if form == "profile" else {"col"})
+    if form in ("diff", "ratio"):
+        allowed |= {"vs." + n for n in NUM_SELECT}
+    for key in attrs:
+        if key not in allowed:
+            raise MarkerError(f"num{'' if form == 'value' else ' ' + form}: unknown attribute "
+                              f"'{key}' (allowed: {', '.join(sorted(allowed))})")
+    if form == "profile":
+        return render_num_profile(attrs, profile)
+    col = attrs.get("col", "pct_copy")
+    if col not in NUM_COLUMNS:
+        raise MarkerError(f"col: '{col}' is not one of {', '.join(NUM_COLUMNS)}")
+    first = selection(attrs, "")
+    row, why = pick_row(data, first)
+    if row is None:
+        raise MarkerError(why)
+    if col not in ("runs", "spread") and not row.ran:
+        raise MarkerError(f"{row.step} '{row.kernel}' at {fmt_shape(row.shape, row.batch)} has "
+                          f"no speed ({row.verified})")
+    if form == "value":
+        return fmt_column(col, getattr(row, col))
+    if not any(k.startswith("vs.") for k in attrs):
+        raise MarkerError(f"num {form}: give the second selection with vs. attributes "
+                          "(vs.step=, vs.kernel=, ...)")
+    other, why = pick_row(data, selection(attrs, "vs.", first))
+    if other is None:
+        raise MarkerError(f"vs.: {why}")
+    if col not in ("runs", "spread") and not other.ran:
+        raise MarkerError(f"vs.: {other.step} '{other.kernel}' has no speed ({other.verified})")
+    a, b = getattr(row, col), getattr(other, col)
+    if form == "diff":
+        return fmt_fixed(a - b, 1)
+    if b == 0:
+        raise MarkerError("num ratio: the vs. value is 0")
+    return fmt_sig(a / b, 2)
+
+
+def render_num_profile(attrs, profile):
+    for name in ("step", "kernel", "shape", "metric"):
+        if name not in attrs:
+            raise MarkerError(f"num profile: attribute '{name}' is required")
+    sel = selection(attrs, "")
+    step, kernel, shape, type_ = sel["step"], sel["kernel"], sel["shape"], sel["type"]
+    metric = attrs["metric"]
+    here = [p for p in profile if p["step"] == step and p["type"] == type_
+            and (int(p["rows"]), int(p["cols"])) == shape]
+    problem = f"{fmt_shape(shape)} {type_}"
+    if not here:
+        raise MarkerError(f"no profiler rows of {step} at {problem} in plots/data/profile.csv")
+    names = list(dict.fromkeys(p["kernel"] for p in here))
+    found = [n for n in names if n == kernel] or [n for n in names if kernel in n]
+    if len(found) != 1:
+        what = "no kernel" if not found else f"{len(found)} kernels"
+        raise MarkerError(f"kernel '{kernel}' matches {what} of {step}'s profile at {problem} "
+                          f"({'; '.join(found or names)})")
+    rows = [p for p in here if p["kernel"] == found[0]
+            and (p["metric"] == metric or metric_column(p["metric"], p.get("unit", ""))[0] == metric)]
+    if not rows:
+        known = sorted({metric_column(p["metric"], p.get("unit", ""))[0] for p in here
+                        if p["kernel"] == found[0]})
+        raise MarkerError(f"metric '{metric}' not profiled for {step} '{found[0]}' at {problem} "
+                          f"(there: {'; '.join(known)})")
+    p = rows[-1]  # a metric profiled again: the latest
+    factor = metric_column(p["metric"], p.get("unit", ""))[1]
+    try:
+        return fmt_value(float(p["value"].replace(",", "")) * factor)
+    except ValueError:
+        return p["value"]
+
+
+# -- reading a line: code spans, comments, markers -----------------------------------------------
+
+def code_spans(line):
+    """[(start, end)] of the `inline code` spans of a line (a run of n backticks closed by the
+    next run of exactly n)."""
+    spans, i = [], 0
+    while i < len(line):
+        if line[i] != "`":
+            i += 1
+            continue
+        j = i
+        while j < len(line) and line[j] == "`":
+            j += 1
+        k, closed = j, None
+        while k < len(line):
+            if line[k] == "`":
+                m = k
+                while m < len(line) and line[m] == "`":
+                    m += 1
+                if m - k == j - i:
+                    closed = m
+                    break
+                k = m
+            else:
+                k += 1
+        if closed is None:
+            i = j  # unmatched backticks are literal
+        else:
+            spans.append((i, closed))
+            i = closed
+    return spans
+
+
+def inside(pos, spans):
+    return any(a <= pos < b for a, b in spans)
+
+
+def rewrite_nums(line, render):
+    """The line with each num marker's value re-rendered by render(text); the errors; and the
+    spans (start, end) the markers cover in the new line."""
+    spans = code_spans(line)
+    out, errors, covered, pos = [], [], [], 0
+    tags = [m for m in NUM_TAG.finditer(line) if not inside(m.start(), spans)]
+    starts = [m for m in NUM_START.finditer(line) if not inside(m.start(), spans)]
+    if len(starts) > len(tags):
+        errors.append("a num marker's tag must end with '-->' on the same line")
+    k = 0
+    while k < len(tags):
+        tag = tags[k]
+        if tag.group(1):  # a closing tag with no opening one before it
+            errors.append("a '<!-- /num -->' without its opening '<!-- num ... -->'")
+            k += 1
+            continue
+        if k + 1 >= len(tags) or not tags[k + 1].group(1):
+            errors.append("a num marker must be closed by '<!-- /num -->' on the same line")
+            k += 1
+            continue
+        close = tags[k + 1]
+        old = line[tag.end():close.start()]
+        try:
+            value = render(tag.group(2))
+        except MarkerError as e:
+            errors.append(f"num: {e}")
+            value = old
+        start = sum(len(t) for t in out) + (tag.start() - pos)
+        out.append(line[pos:tag.end()] + value + close.group(0))
+        covered.append((start, start + len(tag.group(0)) + len(value) + len(close.group(0))))
+        pos = close.end()
+        k += 2
+    out.append(line[pos:])
+    return "".join(out), errors, covered
+
+
+# -- the prose lint ----------------------------------------------------------------------------
+
+LINT_PERCENT = re.compile(r"(?<![\w.])\d[\d,]*\.\d+\s*%")
+LINT_GBPS = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s*GB/s")
+COMMENT = re.compile(r"<!--.*?-->")
+
+
+def lint_line(line, covered):
+    """The measured-looking numbers typed in a line's prose: a decimal followed by % or a number
+    followed by GB/s, outside inline code, HTML comments and num markers."""
+    masked = list(line)
+    hidden = code_spans(line) + covered + [m.span() for m in COMMENT.finditer(line)]
+    for a, b in hidden:
+        masked[a:b] = " " * (b - a)
+    text = "".join(masked)
+    return [m.group(0) for pattern in (LINT_PERCENT, LINT_GBPS) for m in pattern.finditer(text)]
+
+
+# -- one Markdown file -------------------------------------------------------------------------
+
+class Finding:
+    """Something wrong in a Markdown file, at a line; lint findings are counted apart."""
+
+    def __init__(self, line, message, lint=False):
+        self.line, self.message, self.lint = line, message, lint
+
+
+def rewrite(text, render, render_num=None):
+    """The text with every marker block re-rendered by render(kind, attrs) and every num marker
+    by render_num(text); the Findings (errors and lint); and the num values that changed, as
+    (line, old, new)."""
     lines = text.split("\n")
-    out, errors, i, fence = [], [], 0, None
+    out, findings, changed, i, fence = [], [], [], 0, None
+
+    def prose(line, number):
+        new = line
+        covered = []
+        if render_num is not None:
+            new, errors, covered = rewrite_nums(line, render_num)
+            findings.extend(Finding(number, e) for e in errors)
+            if new != line:
+                changed.append((number, line, new))
+        for found in lint_line(new, covered):
+            findings.append(Finding(number, f"'{found}' typed in prose: type measured numbers "
+                                            "through a num marker (plots/README.md)", lint=True))
+        return new
+
     while i < len(lines):
         line = lines[i]
-        out.append(line)
         i += 1
         stripped = line.lstrip()
         if stripped.startswith("```") or stripped.startswith("~~~"):
             mark = stripped[:3]
             fence = None if fence == mark else (fence or mark)
+            out.append(line)
             continue
-        m = None if fence else OPEN.match(line)
+        if fence:
+            out.append(line)
+            continue
+        m = OPEN.match(line)
         if not m:
-            if not fence and ALMOST.match(line):
-                errors.append(f"line {i}: a marker must start the line and end with '-->' on it")
+            if ALMOST.match(line):
+                findings.append(Finding(i, "a marker must start the line and end with '-->' "
+                                           "on it"))
+            out.append(prose(line, i))
             continue
+        out.append(line)
         kind = m.group(1)
         close = f"<!-- /{kind} -->"
         end = next((j for j in range(i, len(lines)) if lines[j].strip() == close), None)
         if end is None:
-            errors.append(f"line {i}: {kind} has no closing '{close}'")
+            findings.append(Finding(i, f"{kind} has no closing '{close}'"))
             continue
         try:
             body = render(kind, parse_attrs(m.group(2)))
             out += [""] + body + [""]
         except MarkerError as e:
-            errors.append(f"line {i}: {e}")
+            findings.append(Finding(i, str(e)))
             out += lines[i:end]  # leave a block it cannot render as it is
         out.append(lines[end])
         i = end + 1
-    return "\n".join(out), errors
+    return "\n".join(out), findings, changed
 
 
 def markdown_files(root):
+    """The Markdown the markers and the lint cover: the README, the lessons (every
+    steps/*/*.md), the lab notebooks (steps/*/lab/*.md) and the exercises' pages."""
     files = [root / "README.md"]
-    files += sorted((root / "steps").glob("*/README.md"))
+    files += sorted((root / "steps").glob("*/*.md"))
+    files += sorted((root / "steps").glob("*/lab/*.md"))
     files += sorted((root / "exercises").glob("*.md"))
-    files += sorted((root / "exercises").glob("*/README.md"))
+    files += sorted((root / "exercises").glob("*/*.md"))
     return [f for f in files if f.exists()]
+
+
+# -- figures linked from a page ----------------------------------------------------------------
+
+LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+
+
+def linked_pngs(texts, figures_dir):
+    """The names of the PNG files of figures_dir that the Markdown texts ({path: text}) link."""
+    linked = set()
+    figures_dir = figures_dir.resolve()
+    for path, text in texts.items():
+        for m in LINK.finditer(text):
+            target = m.group(1).split("#")[0]
+            if not target.endswith(".png") or "://" in target:
+                continue
+            resolved = (path.parent / target).resolve()
+            if resolved.parent == figures_dir:
+                linked.add(resolved.name)
+    return linked
+
+
+def all_markdown(root):
+    """Every Markdown page of the repository (build folders and hidden ones aside)."""
+    found = []
+    for path in sorted(root.rglob("*.md")):
+        parts = path.relative_to(root).parts
+        if any(p.startswith(".") or p.startswith("build") for p in parts[:-1]):
+            continue
+        found.append(path)
+    return found
 
 
 # --------------------------------------------------------------------------------------------
@@ -629,53 +1140,77 @@ def headline_bests(data, shape):
     return found
 
 
+def error_bars(rows):
+    """matplotlib's yerr for bars at rows' median GB/s: down to the slowest run, up to the
+    fastest (0 for a single run)."""
+    return [[r.gbps - r.gbps_lo for r in rows], [r.gbps_hi - r.gbps for r in rows]]
+
+
 def draw_progression(data, path, lessons):
     plt = pyplot()
-    shapes = [s for s in HEADLINE_SHAPES if headline_bests(data, s)]
-    fig, axes = plt.subplots(1, len(shapes), figsize=(7.5 * len(shapes), 5.6), squeeze=False,
+    stages = journey(data)
+    shapes = [s for s in HEADLINE_SHAPES if any(per.get(s) for _, _, per in stages)]
+    fig, axes = plt.subplots(1, len(shapes), figsize=(7.5 * len(shapes), 5.8), squeeze=False,
                              sharey=True)
-    shown = [r for s in shapes for r in headline_bests(data, s).values()]
+    shown = [r for _, _, per in stages for r in per.values() if r]
     shown += [r for r in data if r.is_reference and r.shape in shapes and r.type == "f32"
-              and r.batch == 1 and r.ran]
-    ylim = max(r.gbps for r in shown) * 1.15
+              and r.batch == 1 and r.ran and step_number(r.step)]
+    ylim = max(r.gbps_hi for r in shown) * 1.15
     for ax, shape in zip(axes[0], shapes):
-        bests = headline_bests(data, shape)
-        steps = sorted(bests)
-        x = range(len(steps))
-        ax.bar(x, [bests[s].gbps for s in steps], color=[step_color(s) for s in steps])
-        for i, s in enumerate(steps):
+        bars = [(step, label, per[shape]) for step, label, per in stages if per.get(shape)]
+        x = list(range(len(bars)))
+        rows = [r for _, _, r in bars]
+        colors = [step_color(step) for step, _, _ in bars]
+        drawn = ax.bar(x, [r.gbps for r in rows], color=colors,
+                       yerr=error_bars(rows) if any(r.runs > 1 for r in rows) else None,
+                       error_kw={"elinewidth": 1, "capsize": 2, "ecolor": "0.25"})
+        for bar, (_, label, _) in zip(drawn, bars):
+            if label == "classic":  # the tutorial's kernel: the same colour, hatched and paler
+                bar.set_hatch("///")
+                bar.set_alpha(0.55)
+                bar.set_edgecolor("white")
+        for i, r in enumerate(rows):
             # GB/s and % of copy on each bar: inside a tall bar, above a short one.
-            inside = bests[s].gbps > 0.15 * ylim
-            ax.annotate(f"{bests[s].gbps:.0f}\n{bests[s].pct_copy:.0f}%", (i, bests[s].gbps),
+            inside = r.gbps > 0.15 * ylim
+            ax.annotate(f"{r.gbps:.0f}\n{r.pct_copy:.0f}%", (i, r.gbps),
                         textcoords="offset points", xytext=(0, -4 if inside else 3),
                         ha="center", va="top" if inside else "bottom", fontsize=8,
                         color="white" if inside else "black",
                         fontweight="bold" if inside else "normal")
-        names = [lessons.get(step_number(s), "").replace(" ", "\n") for s in steps]
-        ax.set_xticks(list(x), [f"{step_number(s)}\n{n}" for s, n in zip(steps, names)],
-                      fontsize=7.5)
-        ax.set_xlabel("step (best kernel of each; labels: GB/s and % of copy)")
-        copy = best([r for r in select(data, shape=shape, type_="f32") if r.is_copy])
-        cublas = best([r for r in select(data, shape=shape, type_="f32") if r.is_cublas])
-        if copy:
-            ax.axhline(copy.gbps, color="black", linestyle="--", linewidth=1.2,
-                       label=f"copy ceiling {copy.gbps:.0f} GB/s")
+        names = []
+        for step, label, _ in bars:
+            name = lessons.get(step_number(step), "").replace(" ", "\n")
+            if label:
+                name += "\n" + ("classic\n32x32" if label == "classic" else "best\nblock")
+            names.append(f"{step_number(step)}\n{name}")
+        ax.set_xticks(x, names, fontsize=7.5)
+        ax.set_xlabel("step (best kernel of each; 01 also the classic 32 x 32 kernel, hatched; "
+                      "labels: GB/s and % of copy)", fontsize=8.5)
+        here = [r for r in select(data, shape=shape, type_="f32") if step_number(r.step)]
+        copy_row = best([r for r in here if r.is_copy])
+        cublas = best([r for r in here if r.is_cublas])
+        if copy_row:
+            ax.axhline(copy_row.gbps, color="black", linestyle="--", linewidth=1.2,
+                       label=f"copy ceiling {copy_row.gbps:.0f} GB/s")
             # A second axis in % of the copy ceiling, so the bars read both ways.
-            ax.secondary_yaxis("right", functions=(lambda g, c=copy.gbps: 100 * g / c,
-                                                   lambda p, c=copy.gbps: p * c / 100)
+            ax.secondary_yaxis("right", functions=(lambda g, c=copy_row.gbps: 100 * g / c,
+                                                   lambda p, c=copy_row.gbps: p * c / 100)
                                ).set_ylabel("% of copy ceiling")
-            shown.append(copy)
+            shown.append(copy_row)
         if cublas:
             ax.axhline(cublas.gbps, color="tab:gray", linestyle=":", linewidth=1.5,
                        label=f"cuBLAS geam {cublas.gbps:.0f} GB/s")
             shown.append(cublas)
         ax.set_title(f"{shape[0]} x {shape[1]} float32")
         ax.grid(axis="x", visible=False)
-        if copy or cublas:
+        if copy_row or cublas:
             ax.legend(loc="upper left", fontsize=8)
     axes[0][0].set_ylabel("bandwidth, GB/s (2 x matrix bytes / median time)")
     axes[0][0].set_ylim(0, ylim)
-    fig.suptitle("The journey: each step's best kernel against the copy ceiling")
+    title = "The journey: each step's best kernel against the copy ceiling"
+    if any(r.runs > 1 for r in shown):
+        title += " (medians of runs; whiskers: slowest to fastest run)"
+    fig.suptitle(title)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
 
@@ -686,22 +1221,28 @@ def fmt_bytes(n):
 
 def size_axis(ax, data_rows):
     """Log-scale x axis of matrix size in MB, ticks at the square sizes measured."""
-    squares = sorted({r.rows for r in data_rows if r.rows == r.cols})
+    squares = sorted({r.rows for r in data_rows if on_size_line(r)})
     ax.set_xscale("log")
     ax.set_xticks([n * n * 4 / 1e6 for n in squares],
                   [f"{n}²\n{fmt_bytes(n * n * 4)}" for n in squares], fontsize=8)
     ax.minorticks_off()
-    ax.set_xlabel("matrix size (N x N float32; hollow markers: rectangular shapes)")
+    ax.set_xlabel("matrix size (N x N float32; hollow markers: rectangles and odd squares)")
     ax.set_ylabel("bandwidth, GB/s")
 
 
-def plot_series(ax, rows, color, label, marker="o"):
-    """One line through the square shapes, hollow markers at the rectangular ones."""
-    squares = sorted((r for r in rows if r.rows == r.cols), key=lambda r: r.rows)
-    others = [r for r in rows if r.rows != r.cols]
+def on_size_line(r):
+    """The sweep's squares (sides a power of two) make the lines of the size figures; the other
+    shapes (rectangles, odd squares such as 8191 x 8191) are hollow markers."""
+    return r.rows == r.cols and r.rows & (r.rows - 1) == 0
+
+
+def plot_series(ax, rows, color, label, marker="o", linestyle="-"):
+    """One line through the square shapes, hollow markers at the other ones."""
+    squares = sorted((r for r in rows if on_size_line(r)), key=lambda r: r.rows)
+    others = [r for r in rows if not on_size_line(r)]
     mb = lambda r: r.rows * r.cols * 4 / 1e6
     ax.plot([mb(r) for r in squares], [r.gbps for r in squares], marker=marker, color=color,
-            label=label, markersize=4)
+            label=label, markersize=4, linestyle=linestyle)
     if others:
         ax.scatter([mb(r) for r in others], [r.gbps for r in others], facecolors="none",
                    edgecolors=[color], marker=marker, s=30)
@@ -740,7 +1281,14 @@ def draw_sizes(data, path, lessons):
             plot_series(ax, list(per_shape.values()), step_color(step),
                         f"{nn} {lessons.get(nn, '')}".strip())
             shown += per_shape.values()
-    copies, cublas = reference_series(data)
+        if step == CLASSIC_NAIVE[0]:  # and the tutorial's kernel, dashed
+            classic = [r for r in rows if r.step == step and r.kernel == CLASSIC_NAIVE[1]]
+            if classic:
+                plot_series(ax, classic, step_color(step), f"{step_number(step)} "
+                            f"{lessons.get(step_number(step), '')}, classic 32x32".strip(),
+                            linestyle="--")
+                shown += classic
+    copies, cublas = reference_series([r for r in data if step_number(r.step)])
     if copies:
         plot_series(ax, copies, "black", "copy ceiling", marker="s")
     if cublas:
@@ -748,7 +1296,8 @@ def draw_sizes(data, path, lessons):
     shown += copies + cublas
     size_axis(ax, rows)
     ax.set_ylim(0, max(r.gbps for r in shown) * 1.1)
-    ax.set_title("Bandwidth against matrix size: the best kernel of each step, float32")
+    ax.set_title("Bandwidth against matrix size: the best kernel of each step, float32"
+                 + (" (medians of runs)" if any(r.runs > 1 for r in shown) else ""))
     ax.legend(ncol=2, fontsize=8, loc="upper left")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
@@ -875,6 +1424,25 @@ def column_degree(cells, col=0):
     return max((len(w) for w in words_per_bank.values()), default=0)
 
 
+BANKS = 32
+
+
+def bank_colormap():
+    """32 pale colours, one per bank: a rainbow that does not wrap (bank 0 blue, bank 31 red, so
+    banks 0 and 31 never look alike), with even banks paler than odd ones, so that two
+    neighbouring banks differ in lightness as well as in hue. The numbers in the cells say
+    the rest."""
+    import matplotlib
+    from matplotlib.colors import ListedColormap
+    rainbow = matplotlib.colormaps["turbo"]
+    colors = []
+    for bank in range(BANKS):
+        r, g, b, _ = rainbow(0.08 + 0.84 * bank / (BANKS - 1))
+        white = 0.62 if bank % 2 == 0 else 0.28  # the share of white mixed in
+        colors.append(tuple(c + (1 - c) * white for c in (r, g, b)))
+    return ListedColormap(colors, name="banks")
+
+
 def draw_bank_panel(ax, layout, cells, every_number=True):
     import matplotlib
     n_rows = 1 + max(r for r, _ in cells)
@@ -882,10 +1450,7 @@ def draw_bank_panel(ax, layout, cells, every_number=True):
     grid = [[math.nan] * n_cols for _ in range(n_rows)]
     for (r, c), (_, bank) in cells.items():
         grid[r][c] = bank
-    # 32 banks, 32 hues from red through magenta (stopping short of red again, so that bank 31
-    # does not look like bank 0): neighbouring banks get neighbouring hues.
-    ax.imshow(grid, cmap=matplotlib.colormaps["hsv"], vmin=-0.5, vmax=36.5,
-              interpolation="nearest", alpha=0.55)
+    ax.imshow(grid, cmap=bank_colormap(), vmin=-0.5, vmax=BANKS - 0.5, interpolation="nearest")
     # Thin white lines between the cells.
     ax.set_xticks([c - 0.5 for c in range(1, n_cols)], minor=True)
     ax.set_yticks([r - 0.5 for r in range(1, n_rows)], minor=True)
@@ -940,18 +1505,19 @@ def draw_bankmaps(maps, path):
 
 # -- the catalogue -----------------------------------------------------------------------------
 
-def figure_catalog(data, maps, root):
-    """{name: (caption, draw(path) or None, text when there is nothing to draw)} for every figure
-    this script knows. The Markdown links a figure only when its data is there."""
+def figure_catalog(data, maps, root, problems=None):
+    """{name: (caption, draw(path) or None, text when there is nothing to draw, source)} for
+    every figure this script and the lesson modules know. The Markdown links a figure only when
+    its data is there. A lesson module that fails is reported in `problems` (a list), with its
+    file name; without that list, its exception goes on up."""
     catalog = {}
     lessons = {nn: d.name[3:].replace("_", " ") for nn, d in lesson_dirs(root).items()}
 
-    def add(name, caption, ready, draw, missing=NO_BENCH):
-        catalog[name] = (caption, draw if ready else None, missing)
+    def add(name, caption, ready, draw, missing=NO_BENCH, source="plots/make_plots.py"):
+        catalog[name] = (caption, draw if ready else None, missing, source)
 
     add("progression", "Best kernel of each step against the copy ceiling and cuBLAS",
-        any(headline_bests(data, s) for s in HEADLINE_SHAPES),
-        lambda path: draw_progression(data, path, lessons))
+        bool(journey(data)), lambda path: draw_progression(data, path, lessons))
     sized = size_plot_rows(data)
     add("sizes", "Bandwidth against matrix size, best kernel of each step",
         any(step_number(r.step) and not r.is_reference for r in sized),
@@ -971,22 +1537,40 @@ def figure_catalog(data, maps, root):
             lambda path, layout=layout: draw_bankmap(maps, layout, path), NO_BANKMAP)
     # A lesson's own figures: plots/lessons/stepNN.py defines figures(data, mp), which returns
     # (name, caption, ready, draw) tuples; mp is this module (pyplot, save, select, best, ...).
-    for module in lesson_figure_modules(root):
-        for name, caption, ready, draw in module.figures(data, sys.modules[__name__]):
-            add(name, caption, ready, draw)
+    # See plots/lessons/README.md.
+    for source, load in lesson_figure_modules(root):
+        try:
+            entries = list(load().figures(data, sys.modules[__name__]))
+            for entry in entries:
+                if not (isinstance(entry, tuple) and len(entry) == 4 and isinstance(entry[0], str)):
+                    raise TypeError(f"figures() returned {entry!r}, not (name, caption, ready, "
+                                    "draw)")
+                if entry[0] in catalog:
+                    raise ValueError(f"figure '{entry[0]}' is already drawn by "
+                                     f"{catalog[entry[0]][3]}")
+                name, caption, ready, draw = entry
+                add(name, caption, ready, draw, source=source)
+        except Exception as e:
+            if problems is None:
+                raise
+            problems.append(f"{source}: {type(e).__name__}: {e}")
     return catalog
 
 
 def lesson_figure_modules(root):
-    """The modules of plots/lessons/*.py, in file-name order."""
+    """[(file name, load())] for plots/lessons/step*.py, in file-name order; load() imports
+    the module (and raises what the module raises)."""
     import importlib.util
-    modules = []
-    for path in sorted((root / "plots" / "lessons").glob("step*.py")):
-        spec = importlib.util.spec_from_file_location(f"lesson_figures_{path.stem}", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        modules.append(module)
-    return modules
+
+    def loader(path):
+        def load():
+            spec = importlib.util.spec_from_file_location(f"lesson_figures_{path.stem}", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+        return load
+    return [(path.relative_to(root).as_posix(), loader(path))
+            for path in sorted((root / "plots" / "lessons").glob("step*.py"))]
 
 
 # --------------------------------------------------------------------------------------------
@@ -999,9 +1583,14 @@ def main(argv=None):
     parser.add_argument("--figures-dir", type=Path,
                         help="where the PNG files go (default: ROOT/plots/figures)")
     parser.add_argument("--check", action="store_true",
-                        help="change nothing; exit 1 with a diff if a Markdown block is stale")
-    parser.add_argument("--no-figures", action="store_true", help="only the Markdown blocks")
+                        help="change nothing; exit 1, with file:line and the reason, if a table "
+                             "or number is stale, a marker does not resolve, prose types a "
+                             "measured number or a figure is linked from no page")
+    parser.add_argument("--no-figures", action="store_true", help="only the Markdown")
     parser.add_argument("--no-markdown", action="store_true", help="only the figures")
+    parser.add_argument("--files", nargs="+", type=Path, metavar="MD",
+                        help="rewrite or check only these Markdown files (the check that every "
+                             "figure is linked still reads every page)")
     parser.add_argument("--skip-code", type=int, default=None,
                         help="exit with this code (a test's 'skipped') when matplotlib is missing")
     args = parser.parse_args(argv)
@@ -1014,10 +1603,14 @@ def main(argv=None):
     maps = load_bankmaps(data_dir / "bankmap.csv")
     patterns = [p for p in read_csv(data_dir / "patterns.csv")
                 if p.get("type") not in (None, "type")]
-    catalog = figure_catalog(data, maps, root)
-    print(f"data: {len(data)} benchmark rows, {len(profile)} profiler rows, "
-          f"{len(maps)} bank maps")
-    failed = False
+    problems = []
+    catalog = figure_catalog(data, maps, root, problems)
+    runs = sum(r.runs for r in data)
+    print(f"data: {len(data)} benchmark measurements ({runs} rows), {len(profile)} profiler "
+          f"rows, {len(maps)} bank maps")
+    for p in problems:
+        print(p, file=sys.stderr)
+    failed = bool(problems)
 
     if not args.check and not args.no_figures:
         try:
@@ -1027,47 +1620,84 @@ def main(argv=None):
                   file=sys.stderr)
             return args.skip_code if args.skip_code is not None else 1
         figures_dir.mkdir(parents=True, exist_ok=True)
-        for name, (caption, draw, _) in catalog.items():
+        for name, (caption, draw, _, source) in catalog.items():
             if draw is None:
                 continue
-            draw(figures_dir / f"{name}.png")
+            try:
+                draw(figures_dir / f"{name}.png")
+            except Exception as e:
+                print(f"{source}: figure {name}: {type(e).__name__}: {e}", file=sys.stderr)
+                failed = True
+                continue
             print(f"figure: {figures_dir / (name + '.png')}")
 
     if not args.no_markdown:
-        # Links in the Markdown always point at the committed figures, wherever --figures-dir
-        # sent this run's PNG files.
-        committed = root / "plots" / "figures"
-
-        for md in markdown_files(root):
-            def render(kind, attrs, md=md):
-                if kind == "bench-table":
-                    return render_bench_table(attrs, data, md)
-                if kind == "profile-table":
-                    return render_profile_table(attrs, profile, md)
-                if kind == "results-table":
-                    return render_results_table(attrs, data, md, root)
-                if kind == "pattern-table":
-                    return render_pattern_table(attrs, patterns, md)
-                return render_figure(attrs, catalog, md, committed)
-
-            old = md.read_text()
-            new, errors = rewrite(old, render)
-            shown = md.relative_to(root).as_posix()
-            for e in errors:
-                print(f"{shown}: {e}", file=sys.stderr)
-            failed = failed or bool(errors)
-            if new == old:
-                continue
-            if args.check:
-                sys.stdout.writelines(difflib.unified_diff(
-                    old.splitlines(True), new.splitlines(True), f"{shown} (committed)",
-                    f"{shown} (from plots/data)"))
-                print(f"{shown}: stale: run `make plots` and commit the result", file=sys.stderr)
-                failed = True
-            else:
-                md.write_text(new)
-                print(f"updated: {shown}")
+        only = {f.resolve() for f in args.files} if args.files else None
+        failed = check_markdown(root, args.check, data, profile, patterns, catalog,
+                                only) or failed
     return 1 if failed else 0
+
+
+def check_markdown(root, check, data, profile, patterns, catalog, only=None):
+    """Rewrites (or, with check, compares) every Markdown file; reports what is wrong as
+    file:line: reason; checks that every committed PNG is linked. True if anything failed."""
+    # Links in the Markdown always point at the committed figures, wherever --figures-dir sent
+    # this run's PNG files.
+    committed = root / "plots" / "figures"
+    failed, lint_counts, texts = False, {}, {}
+    for md in markdown_files(root):
+        if only is not None and md.resolve() not in only:
+            continue
+
+        def render(kind, attrs, md=md):
+            if kind == "bench-table":
+                return render_bench_table(attrs, data, md)
+            if kind == "profile-table":
+                return render_profile_table(attrs, profile, md)
+            if kind == "results-table":
+                return render_results_table(attrs, data, md, root)
+            if kind == "pattern-table":
+                return render_pattern_table(attrs, patterns, md)
+            return render_figure(attrs, catalog, md, committed)
+
+        old = md.read_text()
+        new, findings, changed = rewrite(old, render, lambda text: render_num(text, data, profile))
+        texts[md] = new
+        shown = md.relative_to(root).as_posix()
+        for f in findings:
+            print(f"{shown}:{f.line}: {f.message}", file=sys.stderr)
+            if f.lint:
+                lint_counts[shown] = lint_counts.get(shown, 0) + 1
+        failed = failed or bool(findings)
+        if new == old:
+            continue
+        if check:
+            sys.stdout.writelines(difflib.unified_diff(
+                old.splitlines(True), new.splitlines(True), f"{shown} (committed)",
+                f"{shown} (from plots/data)"))
+            for line, before, after in changed:
+                print(f"{shown}:{line}: stale number: the line reads\n    {before.strip()}\n"
+                      f"  and the data gives\n    {after.strip()}", file=sys.stderr)
+            print(f"{shown}: stale: run `make plots` and commit the result", file=sys.stderr)
+            failed = True
+        else:
+            md.write_text(new)
+            print(f"updated: {shown}")
+
+    # Every PNG of plots/figures is shown on some page.
+    for md in all_markdown(root):
+        texts.setdefault(md, md.read_text(errors="replace"))
+    linked = linked_pngs(texts, committed)
+    for png in sorted(committed.glob("*.png")):
+        if png.name not in linked:
+            print(f"plots/figures/{png.name}: linked from no Markdown page: show it with "
+                  f"<!-- figure name={png.stem} --> on a page, or delete it", file=sys.stderr)
+            failed = True
+    if lint_counts:
+        total = sum(lint_counts.values())
+        print(f"lint: {total} measured number(s) typed in prose, to put through num markers: "
+              + ", ".join(f"{f} {n}" for f, n in sorted(lint_counts.items())), file=sys.stderr)
+    return failed
 
 
 if __name__ == "__main__":
