@@ -1,31 +1,55 @@
 // Exercise 01 - a tiled transpose of ANY shape: tall, wide, 1 x N, N x 1, primes.
-// Your task: the kernel and the launcher below (README.md explains the task and the tests).
+// Your task: the three index functions, the kernel and the launcher below (README.md explains
+// the task and the tests; ex01.cuh says exactly what each function answers).
 //
-//   cmake --build build --target test_ex01_exercise && build/bin/test_ex01_exercise
+//   make ex01      builds and runs this exercise's tests (the CPU ones need no GPU)
 #include "ex01.cuh"
 
 namespace ex01 {
 
-constexpr int kTile = 32;      // a tile is 32 x 32 floats: one warp spans one tile row
-constexpr int kBlockRows = 8;  // a block is 32 x 8 threads, so each thread moves 4 tile rows
+// TODO(exercise): one block per 32 x 32 tile of the INPUT, ceil(rows / 32) * ceil(cols / 32)
+// blocks; 0 for an empty shape or more than kMaxBlocks, computed without overflowing.
+std::int64_t blocks_for(std::int64_t rows, std::int64_t cols) {
+  (void)rows, (void)cols;
+  return kNotImplemented;
+}
 
-// TODO(exercise): one block transposes one kTile x kTile tile of the input.
-//   1. Read the tile from `in` into shared memory, consecutive threadIdx.x on consecutive
-//      columns (coalesced).
-//   2. Wait for the whole block.
-//   3. Write the tile to `out`, where it becomes part of kTile output ROWS, consecutive
-//      threadIdx.x again on consecutive columns (coalesced).
-// The output is cols x rows: its rows are `rows` elements long. Tiles on the right and bottom
-// edges are partial: check every index, on both sides.
+// TODO(exercise): block b's tile is tile row b / tiles_x, tile column b % tiles_x
+// (tiles_x = ceil(cols / 32)). Element (i, j) of that tile is input row 32 * (b / tiles_x) + i,
+// column 32 * (b % tiles_x) + j. Return its index in `in`, or kOutside when it is outside the
+// rows x cols input.
+__host__ __device__ std::int64_t input_index(std::int64_t rows, std::int64_t cols,
+                                             std::int64_t block, int i, int j) {
+  (void)rows, (void)cols, (void)block, (void)i, (void)j;
+  return kNotImplemented;
+}
+
+// TODO(exercise): where block b's tile lands in the OUTPUT (cols x rows), transposed: element
+// (i, j) of that output tile receives tile[j][i], i.e. input element (32 * (b / tiles_x) + j,
+// 32 * (b % tiles_x) + i). Return the output index of element (i, j), or kOutside when it is
+// outside the output. How long is an output row?
+__host__ __device__ std::int64_t output_index(std::int64_t rows, std::int64_t cols,
+                                              std::int64_t block, int i, int j) {
+  (void)rows, (void)cols, (void)block, (void)i, (void)j;
+  return kNotImplemented;
+}
+
+// TODO(exercise): step 03's kernel, with the functions above doing the index arithmetic:
+//   1. thread (tx, ty) loads in[input_index(rows, cols, blockIdx.x, ty, tx)] into tile[ty][tx]
+//      (unless the index is kOutside);
+//   2. __syncthreads(), reached by every thread;
+//   3. it writes tile[tx][ty] to out[output_index(rows, cols, blockIdx.x, ty, tx)] (unless
+//      kOutside).
+// Use a padded tile, __shared__ float tile[kTile][kTile + 1], as in step 03.
 __global__ void transpose_tiled(const float* __restrict__ in, float* __restrict__ out,
                                 std::int64_t rows, std::int64_t cols) {}
 
 cudaError_t transpose(const float* in, float* out, std::int64_t rows, std::int64_t cols,
                       cudaStream_t stream) {
-  // TODO(exercise): refuse what cannot be launched (cudaErrorInvalidValue), size the grid for
-  // the INPUT's tiles, launch transpose_tiled with kTile x kBlockRows threads on `stream`, and
-  // return cudaGetLastError().
-  const dim3 block(kTile, kBlockRows);  // 32 x 8 threads per block
+  // TODO(exercise): refuse (cudaErrorInvalidValue, no launch) when blocks_for is 0; otherwise
+  // launch transpose_tiled with blocks_for(rows, cols) blocks of kTile x kTile threads on
+  // `stream`, and return cudaGetLastError().
+  const dim3 block(kTile, kTile);  // 32 x 32 threads per block, one per tile element
   // The skeleton uses nothing yet: delete the next two lines when you write yours.
   (void)block, (void)in, (void)out, (void)rows, (void)cols, (void)stream;
   return cudaErrorNotYetImplemented;  // the tests report "not implemented yet"

@@ -15,12 +15,30 @@ constexpr int kTile = 32;
 /// What the skeleton's swizzle returns until it is written; the tests then say "not implemented".
 constexpr int kSwizzleNotImplemented = -1;
 
+/// The index functions are exercise 1's (ex01.cuh says what they answer), in this namespace.
+constexpr std::int64_t kOutside = -1;         ///< an element outside the matrix
+constexpr std::int64_t kNotImplemented = -2;  ///< what the skeleton's functions answer
+constexpr std::int64_t kMaxBlocks = 2147483647;  ///< gridDim.x's limit
+
+/// One block per kTile x kTile tile of the input: ceil(rows / 32) * ceil(cols / 32); 0 when
+/// rows < 1, cols < 1 or that is more than kMaxBlocks.
+std::int64_t blocks_for(std::int64_t rows, std::int64_t cols);
+
+/// The index in `in` of element (i, j) of block @p block's input tile (block b: tile row
+/// b / tiles_x, tile column b % tiles_x, tiles_x = ceil(cols / 32)), or kOutside.
+__host__ __device__ std::int64_t input_index(std::int64_t rows, std::int64_t cols,
+                                             std::int64_t block, int i, int j);
+
+/// The index in `out` (cols x rows) of element (i, j) of block @p block's output tile, the one
+/// that receives tile element (j, i), or kOutside.
+__host__ __device__ std::int64_t output_index(std::int64_t rows, std::int64_t cols,
+                                              std::int64_t block, int i, int j);
+
 /// Transposes @p in, a rows x cols row-major matrix of floats in device memory, into @p out
 /// (cols x rows), for any rows >= 1 and cols >= 1, through a kTile x kTile shared-memory tile
 /// without padding, whose elements are placed by ex02::swizzle (swizzle.cuh).
-/// Returns cudaErrorInvalidValue WITHOUT launching when rows < 1 or cols < 1, or when the shape
-/// needs more blocks than a grid can hold; otherwise launches on @p stream and returns
-/// cudaGetLastError().
+/// Returns cudaErrorInvalidValue WITHOUT launching when blocks_for(rows, cols) is 0; otherwise
+/// launches on @p stream and returns cudaGetLastError().
 cudaError_t transpose(const float* in, float* out, std::int64_t rows, std::int64_t cols,
                       cudaStream_t stream);
 

@@ -3,7 +3,7 @@
 // different banks. The same function runs in the kernel (swizzled.cu) and, on the CPU, in the
 // tests that check it with the bank model (common/bank_model.hpp).
 //
-//   cmake --build build --target test_ex02_exercise && build/bin/test_ex02_exercise
+//   make ex02      builds and runs this exercise's tests (the CPU ones need no GPU)
 #pragma once
 
 #include "ex02.cuh"

@@ -1,7 +1,8 @@
 /// @file exercise_testing.cuh
 /// @brief What the exercise tests share, on top of common/testing.cuh: a readable failure for a
-/// function that is not written yet or a kernel that crashed (instead of an exception), and
-/// shape lists drawn at random from a seed that the failure message prints.
+/// function that is not written yet or a kernel that crashed (instead of an exception), the CPU
+/// checks' verdicts as test results, and shape lists drawn at random from a seed that the
+/// failure message prints.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 
 #include "errors.hpp"
 #include "host_data.hpp"
+#include "index_checks.hpp"
 #include "testing.cuh"
 
 namespace exercise {
@@ -36,6 +38,15 @@ namespace exercise {
 /// The failure for a launcher that still returns the skeleton's cudaErrorNotYetImplemented.
 inline ::testing::AssertionResult not_implemented(const std::string& what_to_write) {
   return ::testing::AssertionFailure() << "not implemented yet: " << what_to_write;
+}
+
+/// A CPU check's verdict (index_checks.hpp) as a test result: its message, or "not implemented
+/// yet: write <ns>::<function> in <file>" when a function still returns kNotImplemented.
+inline ::testing::AssertionResult verdict(const checks::Verdict& v, const std::string& ns,
+                                          const std::string& file) {
+  if (v.ok) return ::testing::AssertionSuccess();
+  if (!v.todo.empty()) return not_implemented("write " + ns + "::" + v.todo + " in " + file);
+  return ::testing::AssertionFailure() << v.message;
 }
 
 /// course::check_transpose (fresh random input, poisoned output between guard bands, bitwise

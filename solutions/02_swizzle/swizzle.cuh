@@ -3,7 +3,7 @@
 // 32 columns (a bijection), so the row still holds each element once. Down a column, the 32 rows
 // XOR col with 32 different numbers, so the 32 elements land in 32 different banks.
 //
-//   cmake --build build --target test_ex02_solution && build/bin/test_ex02_solution
+//   make test   (runs build/bin/test_ex02_solution, the exercise's tests on this answer)
 #pragma once
 
 #include "ex02.cuh"

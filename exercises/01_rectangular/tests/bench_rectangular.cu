@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
       "timed like a step's kernels.";
   return course::run_step(argc, argv, info, [](const course::Options&) {
     return std::vector<course::Variant>{
-        {"ex01::transpose", "32x8", "32x32",
+        {"ex01::transpose", "32x32", "32x32",
          [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
            return ex01::transpose(static_cast<const float*>(in), static_cast<float*>(out), p.rows,
                                   p.cols, s);

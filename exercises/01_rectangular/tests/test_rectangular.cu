@@ -1,19 +1,32 @@
-// Exercise 01 tests: ex01::transpose on every kind of rectangle. Each shape gets a fresh random
-// input, a poisoned output framed by guard bands, and a bitwise comparison (common/testing.cuh).
+// Exercise 01 tests. On the CPU (no GPU needed): the three index functions the kernel calls,
+// swept over every block and every tile element of awkward shapes (exercises/testing/
+// index_checks.hpp): one block per input tile, every element read once and written once, each to
+// its transposed place, nothing outside the matrix, 32 neighbours per warp on both sides; and the
+// launcher's refusals. On the GPU: ex01::transpose itself, with a fresh random input, a poisoned
+// output framed by guard bands, and a bitwise comparison (common/testing.cuh).
 // The shapes are picked to catch the three classic mistakes:
-//   - a grid sized for the output (x from rows, y from cols): tiles of tall or wide matrices are
-//     never transposed, and the poison is still there;
+//   - a grid sized for the output (blocks counted along the output's rows): tiles of tall or
+//     wide matrices are never transposed, and the poison is still there;
 //   - the output row length taken as cols instead of rows: right only when rows == cols;
 //   - a missing edge check: a write past the end lands in the guard band, a read past a row's end
 //     wraps into the next row, whenever a side is not a multiple of 32.
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "ex01.cuh"
 #include "exercise_testing.cuh"
 
 namespace {
 
-const char* const kTodo = "write ex01::transpose in exercises/01_rectangular/rectangular.cu";
+const char* const kFile = "exercises/01_rectangular/rectangular.cu";
+const std::string kTodo = std::string("write ex01::transpose in ") + kFile;
+namespace checks = exercise::checks;
+
+// A CPU check's verdict on this exercise's functions.
+::testing::AssertionResult cpu(const checks::Verdict& v) {
+  return exercise::verdict(v, "ex01", kFile);
+}
 
 course::Variant tiled() {
   return {"ex01::transpose", "-", "-",
@@ -27,6 +40,8 @@ course::Variant tiled() {
                                       const std::string& note = "") {
   return exercise::check_shapes(tiled(), shapes, kTodo, note);
 }
+
+// ---- GPU: the kernel itself ----
 
 // Square and a multiple of the tile: the one case every mistake above gets right.
 TEST(Ex01, SquareTileMultiples) {
@@ -69,7 +84,9 @@ TEST(Ex01, CourseAwkwardShapes) {
   EXPECT_PASSES(transposes(course::awkward_shapes()));
 }
 
-// The launcher checks its arguments before touching the GPU, so this runs anywhere.
+// ---- CPU: the launcher and the index functions, no GPU needed ----
+
+// The launcher checks its arguments before touching the GPU.
 TEST(CpuEx01Launcher, RefusesEmptyShapes) {
   const float* in = nullptr;
   float* out = nullptr;
@@ -79,6 +96,39 @@ TEST(CpuEx01Launcher, RefusesEmptyShapes) {
                                   "ex01::transpose(rows = 5, cols = 0)", kTodo));
   ASSERT_PASSES(exercise::refused(ex01::transpose(in, out, -1, 7, nullptr),
                                   "ex01::transpose(rows = -1, cols = 7)", kTodo));
+}
+
+// More tiles than gridDim.x holds (2^31 - 1): blocks_for says 0 and the launcher refuses, before
+// any launch (the pointers are null: a launch would fail).
+TEST(CpuEx01Launcher, RefusesPastTheGridLimit) {
+  ASSERT_PASSES(cpu(checks::refuses_past_grid_limit(ex01::blocks_for)));
+  for (const course::Shape& s : checks::limit_shapes()) {
+    ASSERT_PASSES(exercise::refused(ex01::transpose(nullptr, nullptr, s.rows, s.cols, nullptr),
+                                    "ex01::transpose(rows = " + std::to_string(s.rows) +
+                                        ", cols = " + std::to_string(s.cols) + ")",
+                                    kTodo));
+  }
+}
+
+TEST(CpuEx01Grid, OneBlockPerInputTile) {
+  EXPECT_PASSES(cpu(checks::one_block_per_input_tile(ex01::blocks_for)));
+}
+
+TEST(CpuEx01Mapping, ReadsEveryInputElementOnce) {
+  EXPECT_PASSES(cpu(checks::reads_every_input_element_once(ex01::input_index)));
+}
+
+TEST(CpuEx01Mapping, WritesEveryOutputElementOnce) {
+  EXPECT_PASSES(cpu(checks::writes_every_output_element_once(ex01::output_index)));
+}
+
+TEST(CpuEx01Mapping, WritesEachElementToItsTransposedPlace) {
+  EXPECT_PASSES(cpu(checks::writes_to_transposed_place(ex01::input_index, ex01::output_index)));
+}
+
+TEST(CpuEx01Mapping, WarpsReadAndWriteConsecutiveAddresses) {
+  EXPECT_PASSES(
+      cpu(checks::warps_read_and_write_consecutive(ex01::input_index, ex01::output_index)));
 }
 
 }  // namespace

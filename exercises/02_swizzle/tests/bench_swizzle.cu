@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
       "like a step's kernels.";
   return course::run_step(argc, argv, info, [](const course::Options&) {
     return std::vector<course::Variant>{
-        {"ex02::transpose", "32x8", "32x32 swizzled",
+        {"ex02::transpose", "32x32", "32x32 swizzled",
          [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
            return ex02::transpose(static_cast<const float*>(in), static_cast<float*>(out), p.rows,
                                   p.cols, s);

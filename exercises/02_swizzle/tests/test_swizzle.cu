@@ -1,7 +1,10 @@
 // Exercise 02 tests. On the CPU, with the bank model (common/bank_model.hpp): the reader's
-// swizzle keeps every element of a tile row in that row, once, and both a row-wise and a
-// column-wise warp access are conflict-free. On the GPU: ex02::transpose on square, rectangular
-// and awkward shapes (fresh random input, poisoned output, guard bands, bitwise compare).
+// swizzle, the very function the kernel calls (swizzle.cuh compiled for the host by
+// tests/swizzle_host.cu), keeps every element of a tile row in that row, once, and both a
+// row-wise and a column-wise warp access are conflict-free; the index functions pass exercise
+// 1's checks (exercises/testing/index_checks.hpp); the launcher refuses what it cannot launch.
+// On the GPU: ex02::transpose on square, rectangular and awkward shapes (fresh random input,
+// poisoned output, guard bands, bitwise compare).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -13,7 +16,9 @@
 
 namespace {
 
-const char* const kTodoKernel = "write ex02::transpose in exercises/02_swizzle/swizzled.cu";
+const char* const kKernelFile = "exercises/02_swizzle/swizzled.cu";
+const std::string kTodoKernel = std::string("write ex02::transpose in ") + kKernelFile;
+namespace checks = exercise::checks;
 const char* const kTodoSwizzle = "write ex02::swizzle in exercises/02_swizzle/swizzle.cuh";
 constexpr int kTile = ex02::kTile;
 
@@ -95,6 +100,32 @@ TEST(CpuEx02Launcher, RefusesEmptyShapes) {
                                   "ex02::transpose(rows = 0, cols = 5)", kTodoKernel));
   ASSERT_PASSES(exercise::refused(ex02::transpose(in, out, 5, 0, nullptr),
                                   "ex02::transpose(rows = 5, cols = 0)", kTodoKernel));
+}
+
+// More tiles than gridDim.x holds: blocks_for says 0 and the launcher refuses, before any launch.
+TEST(CpuEx02Launcher, RefusesPastTheGridLimit) {
+  ASSERT_PASSES(
+      exercise::verdict(checks::refuses_past_grid_limit(ex02::blocks_for), "ex02", kKernelFile));
+  for (const course::Shape& s : checks::limit_shapes()) {
+    ASSERT_PASSES(exercise::refused(ex02::transpose(nullptr, nullptr, s.rows, s.cols, nullptr),
+                                    "ex02::transpose(rows = " + std::to_string(s.rows) +
+                                        ", cols = " + std::to_string(s.cols) + ")",
+                                    kTodoKernel));
+  }
+}
+
+// Exercise 1's checks of the grid and of every thread's reads and writes, on this exercise's
+// functions: one block per input tile, every element read once and written once to its
+// transposed place, nothing outside the matrices, 32 neighbours per warp on both sides.
+TEST(CpuEx02Mapping, TransposesEveryTileOnce) {
+  for (const checks::Verdict& v :
+       {checks::one_block_per_input_tile(ex02::blocks_for),
+        checks::reads_every_input_element_once(ex02::input_index),
+        checks::writes_every_output_element_once(ex02::output_index),
+        checks::writes_to_transposed_place(ex02::input_index, ex02::output_index),
+        checks::warps_read_and_write_consecutive(ex02::input_index, ex02::output_index)}) {
+    ASSERT_PASSES(exercise::verdict(v, "ex02", kKernelFile));
+  }
 }
 
 course::Variant swizzled() {
