@@ -117,23 +117,25 @@ class Problem:
             return int(option_value(self.argv, "--reps"))
         return BIG_REPS if self.nbytes >= BIG_BYTES else DEFAULT_REPS
 
-    def estimate_s(self, args, verify):
-        """A guess of one run's wall time on an H100 host (see the time model above)."""
+    def estimate_s(self, args, verify, kernels=None):
+        """A guess of one run's wall time on an H100 host (see the time model above), with the
+        kernel count last measured (or `kernels`)."""
         if self.binary == "pytorch":
             return PYTORCH_S
         gb = self.nbytes / 1e9
+        kernels = kernels or self.kernels
         warmup = args.warmup if args.warmup is not None else DEFAULT_WARMUP
         seconds = START_S + FILL_S_PER_GB * gb
-        seconds += self.kernels * (self.reps(args) + warmup) * 2 * gb / TIMED_GBPS
+        seconds += kernels * (self.reps(args) + warmup) * 2 * gb / TIMED_GBPS
         if verify:
-            seconds += REFERENCE_S_PER_GB * gb + self.kernels * CHECK_S_PER_GB * gb
+            seconds += REFERENCE_S_PER_GB * gb + kernels * CHECK_S_PER_GB * gb
         return seconds
 
-    def estimate_all_s(self, args):
+    def estimate_all_s(self, args, kernels=None):
         """All its runs: the first verified, the others not (unless --verify-every-run)."""
         runs = runs_of(self, args)
-        later = self.estimate_s(args, args.verify_every_run)
-        return self.estimate_s(args, True) + (runs - 1) * later
+        later = self.estimate_s(args, args.verify_every_run, kernels)
+        return self.estimate_s(args, True, kernels) + (runs - 1) * later
 
 
 def runs_of(problem, args):
@@ -322,8 +324,10 @@ def count_kernels(problems, header, rows):
 
 
 def split_parts(problems, args, n):
-    """n contiguous slices of the plan of about equal estimated time."""
-    costs = [p.estimate_all_s(args) for p in problems]
+    """n contiguous slices of the plan of about equal estimated time. The cut ignores the kernel
+    counts read from the CSV, which change as soon as part 1 has written its rows: every
+    invocation of one sweep must cut the plan at the same places."""
+    costs = [p.estimate_all_s(args, kernels=DEFAULT_KERNELS) for p in problems]
     total = sum(costs) or 1
     parts, start, done = [], 0, 0.0
     for k in range(1, n + 1):
@@ -634,8 +638,11 @@ def print_plan(problems, all_problems, args):
         print(f"  {i:3d}. {p.label:<42} ~{once:.1f} s{extra}{source}")
     total = sum(p.estimate_all_s(args) for p in all_problems)
     n = max(1, math.ceil(total / PART_LIMIT_S))
+    if n == 1:
+        return
     print(f"the whole plan: {len(all_problems)} problems, roughly {fmt_duration(total)} for "
-          f"{args.runs} runs; in parts of under {PART_LIMIT_S / 60:.1f} min: --part K/{n}")
+          f"{args.runs} runs" + (f"; in {n} parts, each under {PART_LIMIT_S / 60:.1f} min: "
+                                 f"--part K/{n}" if n > 1 else ""))
     for k, part in enumerate(split_parts(all_problems, args, n), 1):
         if part:
             cost = sum(p.estimate_all_s(args) for p in part)
