@@ -1,0 +1,188 @@
+"""Step 09's figures: in place against out of place by matrix size, and batched throughput by
+matrix size. Loaded by plots/make_plots.py (figures(data, mp); mp is make_plots itself).
+
+Rows are bench.csv rows (one per kernel per problem; with several runs of a problem, the median
+over runs with .spread, max - min of % of copy, and .runs). Both figures work with either.
+"""
+
+# The lesson's in-place kernels, by their exact names (the lab's variants are not drawn here).
+INPLACE = ["in-place tile pairs 32x32", "in-place tile pairs 64x64"]
+INPLACE_STYLE = {"in-place tile pairs 32x32": ("tab:orange", "s"),
+                 "in-place tile pairs 64x64": ("tab:red", "o")}
+# The batched kernels, in the order their bars stand in a group, with a colour each.
+BATCHED = [("batched tiles", "tab:blue"), ("batched whole matrices", "tab:cyan"),
+           ("in-place batched tile pairs 32x32", "tab:orange"),
+           ("in-place batched tile pairs 64x64", "tab:red"),
+           ("in-place batched whole matrices", "tab:pink")]
+
+
+def spread_of(r):
+    """The run-to-run spread of a row in points of % of copy, 0 with a single run."""
+    return float(getattr(r, "spread", 0) or 0)
+
+
+def runs_note(rows):
+    runs = sorted({int(getattr(r, "runs", 1) or 1) for r in rows})
+    if not runs or runs[-1] <= 1:
+        return "one run per point"
+    n = str(runs[0]) if runs[0] == runs[-1] else f"{runs[0]}-{runs[-1]}"
+    return f"median of {n} runs, bars: their spread"
+
+
+# -- in place against out of place --------------------------------------------------------------
+
+def inplace_rows(data, mp):
+    return [r for r in data if r.step == "step09" and r.type == "f32" and r.batch == 1
+            and r.rows == r.cols and r.ran and r.kernel in INPLACE]
+
+
+def out_of_place_rows(data, mp):
+    """Step 08's best kernel at each square size the in-place kernels ran (float32, one
+    matrix)."""
+    found = []
+    for n in sorted({r.rows for r in inplace_rows(data, mp)}):
+        top = mp.best([r for r in mp.select(data, step="step08", shape=(n, n), type_="f32")
+                       if not r.is_reference])
+        if top:
+            found.append(top)
+    return found
+
+
+def cublas_rows(data, mp):
+    """cuBLAS geam timed in step 09's own runs, at the same sizes as the in-place kernels."""
+    return [r for r in data if r.step == "step09" and r.type == "f32" and r.batch == 1
+            and r.rows == r.cols and r.is_cublas and r.ran]
+
+
+def draw_inplace(data, mp, path):
+    plt = mp.pyplot()
+    fig, ax = plt.subplots(figsize=(10, 5.6))
+    series = [(f"step 09 {k[len('in-place '):]}, in place", INPLACE_STYLE[k][0], INPLACE_STYLE[k][1],
+               [r for r in inplace_rows(data, mp) if r.kernel == k]) for k in INPLACE]
+    series += [("step 08, out of place (best kernel)", mp.step_color("step08"), "D",
+                out_of_place_rows(data, mp)),
+               ("cuBLAS geam, out of place", "0.55", "^", cublas_rows(data, mp))]
+    shown, sizes = [], set()
+    for label, color, marker, rows in series:
+        if not rows:
+            continue
+        shown += rows
+        # A line through the sizes whose rows start on a 32-byte sector; hollow markers at the
+        # others (8191, 16383), which hang below their aligned neighbours.
+        aligned = sorted((r for r in rows if r.rows % 8 == 0), key=lambda r: r.rows)
+        odd = [r for r in rows if r.rows % 8 != 0]
+        ax.errorbar([r.rows for r in aligned], [r.pct_copy for r in aligned],
+                    yerr=[spread_of(r) / 2 for r in aligned], color=color, marker=marker,
+                    markersize=5, capsize=2, label=label)
+        if odd:
+            ax.errorbar([r.rows for r in odd], [r.pct_copy for r in odd],
+                        yerr=[spread_of(r) / 2 for r in odd], color=color, marker=marker,
+                        markersize=7, capsize=2, linestyle="none", markerfacecolor="none")
+        sizes |= {r.rows for r in rows}
+    ax.axhline(100, color="black", linestyle="--", linewidth=1.2, label="copy ceiling (100%)")
+    for n in sorted(s for s in sizes if s % 8 != 0):
+        low = min(r.pct_copy for r in shown if r.rows == n)
+        ax.annotate(f"{n}²\n(rows not on\n32 bytes)", (n, low), textcoords="offset points",
+                    xytext=(0, -10), ha="center", va="top", fontsize=7, color="0.3")
+    ticks = sorted(s for s in sizes if s % 8 == 0)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ticks, [f"{n}²\n{mp.fmt_bytes(n * n * 4)}" for n in ticks], fontsize=8)
+    ax.minorticks_off()
+    low = min([r.pct_copy for r in shown] + [100])
+    high = max([r.pct_copy + spread_of(r) / 2 for r in shown] + [100])
+    ax.set_ylim(max(0, low - 15), high + 4)
+    ax.set_xlabel("matrix size (N x N float32; hollow markers: N not a multiple of 8)")
+    ax.set_ylabel("% of the copy ceiling of the same run")
+    ax.set_title("In place against out of place, float32 squares (" + runs_note(shown) + ")")
+    ax.legend(fontsize=8, loc="lower left")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    mp.save(fig, path, shown)
+
+
+# -- batched throughput by matrix size ----------------------------------------------------------
+
+def batch_problems(data):
+    """(rows, cols, batch) of step 09's batched problems, smallest matrix first."""
+    found = {(r.rows, r.cols, r.batch) for r in data
+             if r.step == "step09" and r.type == "f32" and r.batch > 1}
+    return sorted(found, key=lambda p: (p[0] * p[1], p))
+
+
+def family(kernel):
+    """The BATCHED entry a kernel belongs to (its name starts with it), or None."""
+    return next((i for i, (name, _) in enumerate(BATCHED) if kernel.startswith(name)), None)
+
+
+def kilobytes(n):
+    return f"{n / 1e3:.3g} kB" if n < 1e6 else f"{n / 1e6:.3g} MB"
+
+
+def slot_count(data, mp, problem):
+    rows, cols, batch = problem
+    here = mp.select(data, step="step09", shape=(rows, cols), type_="f32", batch=batch)
+    kernels = [r for r in here if not r.is_reference and family(r.kernel) is not None]
+    return len(kernels) + (1 if any(r.is_cublas for r in here) else 0)
+
+
+def draw_batched(data, mp, path):
+    plt = mp.pyplot()
+    problems = batch_problems(data)
+    fig, ax = plt.subplots(figsize=(11, 5.8))
+    shown, labelled = [], set()
+    top = max([r.gbps for r in data if r.step == "step09" and r.batch > 1 and r.ran] + [1])
+    # One slot per kernel of a problem and one for cuBLAS, as wide as the fullest group allows.
+    width = 0.8 / max([slot_count(data, mp, p) for p in problems] + [1])
+    for x, (rows, cols, batch) in enumerate(problems):
+        here = mp.select(data, step="step09", shape=(rows, cols), type_="f32", batch=batch)
+        copy = mp.best([r for r in here if r.is_copy])
+        if copy:
+            ax.hlines(copy.gbps, x - 0.45, x + 0.45, color="black", linestyle="--", linewidth=1.2,
+                      label=None if "copy" in labelled else "copy ceiling of the same run")
+            labelled.add("copy")
+            shown.append(copy)
+        bars = sorted((r for r in here if not r.is_reference and family(r.kernel) is not None),
+                      key=lambda r: family(r.kernel))
+        cublas = mp.best([r for r in here if r.is_cublas])
+        slots = len(bars) + (1 if cublas else 0)
+        for k, r in enumerate(bars + ([cublas] if cublas else [])):
+            at = x + (k - (slots - 1) / 2) * width
+            if r.is_cublas:
+                color, label = "0.55", "cuBLAS geam, one call per matrix"
+            else:
+                color, label = BATCHED[family(r.kernel)][1], r.kernel
+            if not r.ran:
+                ax.annotate("refused", (at, 0), textcoords="offset points", xytext=(0, 3),
+                            rotation=90, ha="center", va="bottom", fontsize=7, color="0.4")
+                continue
+            spread = spread_of(r) * r.gbps / r.pct_copy if r.pct_copy else 0
+            ax.bar(at, r.gbps, width * 0.95, color=color, yerr=spread / 2 or None, capsize=2,
+                   label=None if label in labelled else label)
+            labelled.add(label)
+            pct = f"{r.pct_copy:.0f}%" if r.pct_copy >= 10 else f"{r.pct_copy:.1f}%"
+            inside = r.gbps > 0.25 * top  # inside a tall bar, clear of the copy line
+            ax.annotate(pct, (at, r.gbps), textcoords="offset points",
+                        xytext=(0, -3 if inside else 2), ha="center",
+                        va="top" if inside else "bottom", fontsize=7,
+                        color="white" if inside else "black")
+            shown.append(r)
+    names = [f"{r}x{c} ({kilobytes(r * c * 4)} each)\nbatch {b}" for r, c, b in problems]
+    ax.set_xticks(range(len(problems)), names, fontsize=8)
+    ax.grid(axis="x", visible=False)
+    ax.set_ylim(0, top * 1.35)
+    ax.set_xlabel("matrices per launch (float32), smallest matrix first; labels: % of copy")
+    ax.set_ylabel("bandwidth, GB/s (2 x bytes of the batch / median time)")
+    ax.set_title("Many matrices in one launch (" + runs_note(shown) + ")")
+    ax.legend(fontsize=8, loc="upper left", ncol=3)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    mp.save(fig, path, shown)
+
+
+def figures(data, mp):
+    return [
+        ("step09_inplace", "In place against out of place: step 09's tile pairs, step 08 and "
+         "cuBLAS by matrix size, in % of the copy ceiling",
+         bool(inplace_rows(data, mp)), lambda path: draw_inplace(data, mp, path)),
+        ("step09_batched", "Batched transposes: GB/s of each kernel by matrix size, against the "
+         "copy ceiling of the same run",
+         bool(batch_problems(data)), lambda path: draw_batched(data, mp, path)),
+    ]
