@@ -2,6 +2,7 @@
 # Nsight Compute counters of one step's kernels, as rows of plots/data/profile.csv.
 #
 #   usage: scripts/profile.sh NN        (make profile STEP=NN builds ./stepNN, then runs this)
+#          scripts/profile.sh NN-lab    (a step's lab: ./stepNN-lab, rows under step stepNN-lab)
 #
 # What it does, from the repository root:
 #   1. Runs ./stepNN once at the profiling size (one repetition, no verification) with --csv, to
@@ -33,8 +34,8 @@ set -u -o pipefail
 cd "$(dirname "$0")/.."
 
 nn=${1:-}
-if ! [[ $nn =~ ^[0-9][0-9]$ ]]; then
-  echo "usage: scripts/profile.sh NN   (two digits, e.g. 05; or make profile STEP=05)" >&2
+if ! [[ $nn =~ ^[0-9][0-9](-lab)?$ ]]; then
+  echo "usage: scripts/profile.sh NN   (two digits, e.g. 05, or 09-lab for a lab; or make profile STEP=05)" >&2
   exit 2
 fi
 step=step$nn
