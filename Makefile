@@ -32,7 +32,7 @@ help:
 	@echo "  make profile STEP=NN  Nsight Compute counters of step NN (DRAM bytes, sectors, bank conflicts)"
 	@echo "  make bankmap       build ./bankmap, the shared-memory bank model (no GPU needed)"
 	@echo "  make step08_patterns  build ./step08_patterns, step 08's read and write patterns timed apart"
-	@echo "  make bench [SIZES=...]  run every step over a size sweep into plots/data/bench.csv"
+	@echo "  make bench [SIZES=...] [BENCH_ARGS=...]  every step, lab and answer over a size sweep, 3 runs, into plots/data/bench.csv"
 	@echo "  make plots         redraw the figures and the README/lesson tables from plots/data"
 	@echo "  make docs          build the Doxygen site into $(BUILD)/docs/html"
 	@echo "  make grade SUBMISSION=dir [OUT=dir] [HIDDEN=dir]  grade a student's exercises"
@@ -69,8 +69,12 @@ profile: $(if $(STEP),step$(STEP),)
 	@test -n "$(STEP)" || { echo "usage: make profile STEP=NN" >&2; exit 2; }
 	bash scripts/profile.sh $(STEP)
 
-bench: all
-	python3 plots/bench.py --build $(BUILD) $(if $(SIZES),--sizes $(SIZES))
+# The device is checked before anything is built: without one, one line and no build.
+# BENCH_ARGS passes more options to plots/bench.py, e.g. BENCH_ARGS="--part 1/2".
+bench:
+	@python3 plots/bench.py --check-device
+	@$(MAKE) --no-print-directory all
+	python3 plots/bench.py --build $(BUILD) $(if $(SIZES),--sizes $(SIZES)) $(BENCH_ARGS)
 
 plots:
 	python3 plots/make_plots.py

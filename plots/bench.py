@@ -364,7 +364,7 @@ def cuda_device(why):
     try:
         cuda = ctypes.CDLL("libcuda.so.1")
     except OSError:
-        why.append("no CUDA driver (libcuda.so.1 does not load)")
+        why.append("no CUDA driver: libcuda.so.1 does not load")
         return False
     count = ctypes.c_int(0)
     status = cuda.cuInit(0)
