@@ -1,13 +1,11 @@
 // The kernels of step 06 as the harness and the tests see them: the sweep of vector width x rows
-// per thread on the swizzled tile, the padded tile for comparison, and the kernel with no shared
-// memory at all.
+// per thread on the swizzled tile, and the padded tile for comparison.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "harness.cuh"
-#include "registers.cuh"
 #include "transpose.cuh"
 
 namespace step06 {
@@ -23,16 +21,6 @@ course::Variant tiled() {
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             return transpose<VEC, RPT, L>(static_cast<const float*>(in), static_cast<float*>(out),
                                           p.rows, p.cols, s);
-          }};
-}
-
-template <int LANES>
-course::Variant registers_only() {
-  return {"registers only, " + std::to_string(LANES) + (LANES == 1 ? " lane" : " lanes") +
-              " per column",
-          "256", "-", [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
-            return transpose_no_smem<LANES>(static_cast<const float*>(in),
-                                            static_cast<float*>(out), p.rows, p.cols, s);
           }};
 }
 
@@ -53,9 +41,6 @@ inline std::vector<course::Variant> variants() {
       // conflict-free: 2-way for float2, 4-way for float4.
       tiled<2, 4, Layout::padded>(),
       tiled<4, 4, Layout::padded>(),
-      // No shared memory.
-      registers_only<1>(),
-      registers_only<2>(),
   };
 }
 
