@@ -312,13 +312,17 @@ def count_kernels(problems, header, rows):
     if header is None:
         return
     col = {name: i for i, name in enumerate(header)}
-    exact, per_type = {}, {}
+    exact, per_type, peers = {}, {}, set()
     for r in rows:
         key = tuple(r[col[k]] for k in RUN_KEY)
         exact.setdefault(key, set()).add(r[col["kernel"]])
         per_type.setdefault(key[:2], set()).add(r[col["kernel"]])
+        if key[0] == "pytorch":
+            peers.add((r[col["kernel"]],) + key[1:])
     for p in problems:
         found = exact.get(p.key) or per_type.get(p.key[:2])
+        if p.binary == "pytorch":  # one run: every shape and type of the script
+            found = peers
         if found:
             p.kernels = len(found)
 
@@ -396,10 +400,11 @@ def read_rows(path):
         return header, [r for r in reader if r and r != header]
 
 
-def merge(old_header, old_rows, header, new_rows):
+def merge(old_header, old_rows, header, new_rows, prune=None):
     """The old rows, less all the rows (every run) of each problem measured again, plus the new
     rows, sorted by step, element type, batch and size (the order of the runs, and of a binary's
-    own rows within a run, kept)."""
+    own rows within a run, kept). prune=(binaries, keys) also drops the old rows of those
+    binaries whose problem is not among keys (problems the sweep no longer has)."""
     col = {name: i for i, name in enumerate(header)}
     key = lambda r: tuple(r[col[k]] for k in RUN_KEY)
     if old_header is not None and old_header != header:
@@ -407,6 +412,9 @@ def merge(old_header, old_rows, header, new_rows):
         old_rows = []
     remeasured = {key(r) for r in new_rows}
     rows = [r for r in old_rows if key(r) not in remeasured] + new_rows
+    if prune:
+        binaries, keys = prune
+        rows = [r for r in rows if r[col["step"]] not in binaries or key(r) in keys]
 
     def order(r):
         step = r[col["step"]]
@@ -499,6 +507,9 @@ def main(argv=None):
     parser.add_argument("--warmup", type=int, help="untimed runs per kernel (binary's default)")
     parser.add_argument("--replace", action="store_true",
                         help="start --out afresh instead of updating it")
+    parser.add_argument("--prune", action="store_true",
+                        help="also drop the rows of the binaries swept whose problem the whole "
+                             "plan no longer has (old shapes); safe with --part, in any order")
     parser.add_argument("--no-pytorch", dest="pytorch", action="store_false",
                         help="skip the PyTorch peers")
     parser.add_argument("--timeout", type=float, default=900,
@@ -516,6 +527,8 @@ def main(argv=None):
         parser.error("--runs must be at least 1")
     if args.pytorch_runs is None:
         args.pytorch_runs = args.runs
+    if args.prune and args.sizes:
+        parser.error("--prune with --sizes would drop every other shape of the binaries swept")
     wanted = args.steps
     if wanted is not None and "pytorch" not in wanted:
         args.pytorch = False
@@ -542,6 +555,12 @@ def main(argv=None):
     count_kernels(problems, old_header, old_rows)
 
     all_problems = problems
+    # What --prune keeps: every problem of the whole plan, whatever the part (PyTorch's rows are
+    # the script's own shapes, unknown here: never pruned).
+    prune = None
+    if args.prune:
+        swept = [p for p in all_problems if p.binary != "pytorch"]
+        prune = ({p.binary for p in swept}, {p.key for p in swept})
     if args.part:
         k, n = args.part
         problems = split_parts(all_problems, args, n)[k - 1]
@@ -599,7 +618,8 @@ def main(argv=None):
                 if run_header == header:
                     new_rows += rows
                     # Saved after every run: a sweep stopped half way keeps what it finished.
-                    write_csv(args.out, header, merge(old_header, old_rows, header, new_rows))
+                    write_csv(args.out, header,
+                              merge(old_header, old_rows, header, new_rows, prune))
             # Exit 2 with "no kernel of ... supports" means every kernel refused the shape: the
             # rows say "refused", which is what the lessons show; not a failure of the sweep.
             refused = code == 2 and "no kernel of" in err
@@ -617,7 +637,7 @@ def main(argv=None):
     if header is None:
         print("bench: no run wrote a CSV row; nothing saved", file=sys.stderr)
         return 1
-    kept = len(merge(old_header, old_rows, header, new_rows))
+    kept = len(merge(old_header, old_rows, header, new_rows, prune))
     print(f"bench: {len(new_rows)} new rows, {kept} in {args.out}; "
           "now `make plots` redraws the figures and tables")
     if failures:
@@ -637,6 +657,9 @@ def print_plan(problems, all_problems, args):
         source = f"  [{p.source}]" if p.source else ""
         print(f"  {i:3d}. {p.label:<42} ~{once:.1f} s{extra}{source}")
     total = sum(p.estimate_all_s(args) for p in all_problems)
+    rows = sum(p.kernels * runs_of(p, args) for p in problems)
+    print(f"rows it will write: about {rows} (each problem's kernel count as last measured, "
+          f"{DEFAULT_KERNELS} where never measured, times its runs)")
     n = max(1, math.ceil(total / PART_LIMIT_S))
     if n == 1:
         return

@@ -378,6 +378,16 @@ class Bench(unittest.TestCase):
         rows = bench.merge(HEADER, old, HEADER, new)
         self.assertEqual(sorted((r[5], r[11]) for r in rows), [("4096", "90.0"), ("8192", "95.0")])
 
+    def test_prune_drops_the_shapes_the_sweep_no_longer_has(self):
+        old = [bench_row("step05", "k", 90, shape=(256, 256)),
+               bench_row("step05", "k", 90, shape=(4096, 4096)),
+               bench_row("step06", "k", 90, shape=(256, 256))]
+        new = [bench_row("step05", "k", 95)]
+        keys = {("step05", "f32", "8192", "8192", "1"), ("step05", "f32", "4096", "4096", "1")}
+        rows = bench.merge(HEADER, old, HEADER, new, prune=({"step05"}, keys))
+        self.assertEqual(sorted((r[0], r[5]) for r in rows),
+                         [("step05", "4096"), ("step05", "8192"), ("step06", "256")])
+
     def test_later_runs_are_cheaper_and_the_parts_cover_the_plan(self):
         args = self.args()
         big = bench.Problem("step07", [], (32768, 32768))
