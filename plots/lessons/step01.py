@@ -10,9 +10,17 @@ SIDES = [("coalesced read", "#9ecae1"), ("coalesced write", "tab:blue")]
 
 
 def spread_gbps(r):
-    """The run-to-run spread of a row in GB/s (0 for a single run): .spread is in % of copy."""
-    spread = getattr(r, "spread", None)
-    return r.gbps * spread / r.pct_copy if spread and r.pct_copy > 0 else 0.0
+    """How far a row's runs reach below and above its median, in GB/s: (0, 0) for one run."""
+    lo, hi = getattr(r, "gbps_lo", None), getattr(r, "gbps_hi", None)
+    if lo is None or hi is None:
+        return (0.0, 0.0)
+    return (max(r.gbps - lo, 0.0), max(hi - r.gbps, 0.0))
+
+
+def yerr(rows):
+    """matplotlib's asymmetric yerr for @p rows, or None when no row has several runs."""
+    pairs = [spread_gbps(r) for r in rows]
+    return [[p[0] for p in pairs], [p[1] for p in pairs]] if any(any(p) for p in pairs) else None
 
 
 def naive(data, mp, shape, side, block):
@@ -39,7 +47,7 @@ def draw(data, mp, path):
                 if not r:
                     continue
                 x = i + (k - 0.5) * width
-                ax.bar(x, r.gbps, width, color=color, yerr=spread_gbps(r) or None, capsize=3,
+                ax.bar(x, r.gbps, width, color=color, yerr=yerr([r]), capsize=3,
                        label=label)
                 label = None  # one legend entry per side
                 ax.annotate(f"{r.pct_copy:.0f}%", (x, r.gbps), textcoords="offset points",

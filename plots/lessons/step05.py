@@ -10,9 +10,17 @@ SHAPE_STYLES = ["o", "s"]
 
 
 def spread_gbps(r):
-    """The run-to-run spread of a row in GB/s (0 for a single run): .spread is in % of copy."""
-    spread = getattr(r, "spread", None)
-    return r.gbps * spread / r.pct_copy if spread and r.pct_copy > 0 else 0.0
+    """How far a row's runs reach below and above its median, in GB/s: (0, 0) for one run."""
+    lo, hi = getattr(r, "gbps_lo", None), getattr(r, "gbps_hi", None)
+    if lo is None or hi is None:
+        return (0.0, 0.0)
+    return (max(r.gbps - lo, 0.0), max(hi - r.gbps, 0.0))
+
+
+def yerr(rows):
+    """matplotlib's asymmetric yerr for @p rows, or None when no row has several runs."""
+    pairs = [spread_gbps(r) for r in rows]
+    return [[p[0] for p in pairs], [p[1] for p in pairs]] if any(any(p) for p in pairs) else None
 
 
 def rows_per_thread(r):
@@ -44,7 +52,7 @@ def draw(data, mp, path):
     for ax, shape in zip(axes[0], shapes):
         points = sweep(data, mp, shape)
         xs = sorted(points)
-        ax.errorbar(xs, [points[n].gbps for n in xs], yerr=[spread_gbps(points[n]) for n in xs],
+        ax.errorbar(xs, [points[n].gbps for n in xs], yerr=yerr([points[n] for n in xs]),
                     marker="o", color=mp.step_color("step05"), capsize=3, label="step 05")
         for n in xs:
             ax.annotate(f"{points[n].pct_copy:.0f}%", (n, points[n].gbps),
