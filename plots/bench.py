@@ -87,7 +87,7 @@ CHECK_S_PER_GB = 0.25       # per kernel: device-to-host copy and the compare
 TIMED_GBPS = 1500           # the kernels' average bandwidth over the timed repetitions
 PYTORCH_S = 60.0            # one run of peers_pytorch.py (import, 16 problems)
 DEFAULT_KERNELS = 8         # a binary never measured yet: 6 kernels and the 2 copies
-PART_LIMIT_S = 6.5 * 60     # what --dry-run aims one part at (one remote command: 10 min)
+PART_LIMIT_S = 5 * 60       # what --dry-run aims a part at: well under a 10-minute command
 
 
 class Problem:
@@ -664,8 +664,8 @@ def print_plan(problems, all_problems, args):
     if n == 1:
         return
     print(f"the whole plan: {len(all_problems)} problems, roughly {fmt_duration(total)} for "
-          f"{args.runs} runs" + (f"; in {n} parts, each under {PART_LIMIT_S / 60:.1f} min: "
-                                 f"--part K/{n}" if n > 1 else ""))
+          f"{args.runs} runs" + (f"; split it in {n} (about {PART_LIMIT_S / 60:.0f} min or "
+                                 f"less each): --part K/{n}" if n > 1 else ""))
     for k, part in enumerate(split_parts(all_problems, args, n), 1):
         if part:
             cost = sum(p.estimate_all_s(args) for p in part)
