@@ -28,7 +28,9 @@ enum class Chase {
 
 // The visiting order of the chain: a permutation of 0 .. lines - 1.
 inline std::vector<std::uint32_t> chase_order(std::size_t lines, Chase how, std::uint64_t seed) {
-  if (lines == 0 || lines > UINT32_MAX) throw std::invalid_argument("chase_order: 1 .. 2^32 - 1 lines");
+  if (lines == 0 || lines > UINT32_MAX) {
+    throw std::invalid_argument("chase_order: 1 .. 2^32 - 1 lines");
+  }
   std::vector<std::uint32_t> order(lines);
   std::iota(order.begin(), order.end(), 0u);
   std::mt19937_64 rng(seed);

@@ -189,7 +189,8 @@ int run(const Options& opt) {
     std::size_t free_bytes = 0, total = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
     if (footprint + footprint / 32 + 2 * l2 > free_bytes) {
-      std::printf("%-32s %10s   skipped: not enough free device memory\n", "", mib(footprint).c_str());
+      std::printf("%-32s %10s   skipped: not enough free device memory\n", "",
+                  mib(footprint).c_str());
       continue;
     }
     results.push_back(measure(how, footprint, opt, l2));
@@ -200,7 +201,10 @@ int run(const Options& opt) {
   if (!opt.csv.empty()) {
     const bool fresh = !std::ifstream(opt.csv) || std::ifstream(opt.csv).peek() == EOF;
     std::ofstream f(opt.csv, std::ios::app);
-    if (fresh) f << "pattern,footprint_bytes,loads,ns_per_load,cycles_per_load,sms,l2_bytes,device,driver,cuda,date\n";
+    if (fresh) {
+      f << "pattern,footprint_bytes,loads,ns_per_load,cycles_per_load,sms,l2_bytes,device,driver,"
+           "cuda,date\n";
+    }
     char numbers[64];
     for (const Result& r : results) {
       std::snprintf(numbers, sizeof numbers, "%.1f,%.1f", r.ns, r.cycles);

@@ -36,7 +36,8 @@ course::Variant scalar() {
 
 template <bool ROW_HALVES>
 course::Variant clone() {
-  return {std::string("clone of cuBLAS: 32x65 halves of ") + (ROW_HALVES ? "rows" : "columns"),
+  const std::string halves = ROW_HALVES ? "rows" : "columns";
+  return {"clone of cuBLAS: 256 thr, 32x65 halves of " + halves,
           "32x8", "32x65",
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             return transpose_clone<ROW_HALVES>(static_cast<const float*>(in),
