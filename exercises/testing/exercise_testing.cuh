@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -140,6 +141,23 @@ inline ::testing::AssertionResult refused(cudaError_t status, const std::string&
   return ::testing::AssertionFailure()
          << call << " returned " << cudaGetErrorName(status)
          << "; expected cudaErrorInvalidValue, returned before any launch";
+}
+
+/// Checks that a launcher refuses every shape of checks::limit_shapes() (more tiles than a
+/// one-dimensional grid holds) without launching. @p launch calls it with null pointers: a launch
+/// would fail, so only a refusal before any CUDA call passes. @p name names it ("ex01::transpose").
+inline ::testing::AssertionResult launcher_refuses_past_grid_limit(
+    const std::function<cudaError_t(std::int64_t rows, std::int64_t cols)>& launch,
+    const std::string& name, const std::string& what_to_write) {
+  for (const course::Shape& s : checks::limit_shapes()) {
+    ::testing::AssertionResult r =
+        refused(launch(s.rows, s.cols),
+                name + "(rows = " + std::to_string(s.rows) + ", cols = " + std::to_string(s.cols) +
+                    ")",
+                what_to_write);
+    if (!r) return r;
+  }
+  return ::testing::AssertionSuccess();
 }
 
 }  // namespace exercise

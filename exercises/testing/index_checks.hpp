@@ -85,7 +85,9 @@ inline const std::vector<course::Shape>& near_limit_shapes() {
 }
 
 /// Sizes for the in-place exercise (n x n): the course's awkward square sizes.
-inline const std::vector<std::int64_t>& index_square_sizes() { return course::awkward_square_sizes(); }
+inline const std::vector<std::int64_t>& index_square_sizes() {
+  return course::awkward_square_sizes();
+}
 
 /// Sizes whose tile pairs are too many for a one-dimensional grid, whether the grid has one
 /// block per tile (T^2) or one per pair (T (T + 1) / 2), T = ceil(n / 32).
@@ -498,8 +500,8 @@ inline Verdict every_element_in_one_place(const ElementIndex& element_index) {
     for (std::int64_t v = 0; v < n * n; ++v) {
       if (first[static_cast<std::size_t>(v)] >= 0) continue;
       const std::int64_t r = v / n, c = v % n;
-      return Verdict::fail("element " + detail::element(v, n) + " of the " + std::to_string(n) + " x " +
-                           std::to_string(n) + " matrix is in no tile: expected " +
+      return Verdict::fail("element " + detail::element(v, n) + " of the " + std::to_string(n) +
+                           " x " + std::to_string(n) + " matrix is in no tile: expected " +
                            detail::element_call(n, r / kTile, c / kTile,
                                                 static_cast<int>(r % kTile),
                                                 static_cast<int>(c % kTile)) +
