@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs every step of the course over a size sweep, several times, and gathers one CSV for the plots.
+"""Runs every step of the course over a size sweep, several times, into one CSV for the plots.
 
     make bench                                  the default sweep, 3 runs of every problem
     make bench SIZES=1024,8192x2048             only these shapes (a bare N means N x N)

@@ -522,8 +522,8 @@ def render_profile_table(attrs, profile, md_path):
                     + [values[key].get(h, "-") for h in headers])
     setups = sorted({f"{p['device']}, driver {p['driver']}, {p['date']}" for p in picked})
     nn = ", ".join(f"`make profile STEP={step_number(s)}`" for s in steps if step_number(s))
-    return (table((["step"] if with_step else []) + ["kernel", "shape"] + [cell(h) for h in headers],
-                  body)
+    columns = (["step"] if with_step else []) + ["kernel", "shape"] + [cell(h) for h in headers]
+    return (table(columns, body)
             + ["", f"Nsight Compute on {'; '.join(setups)} ({nn or 'scripts/profile.sh'})."])
 
 
@@ -777,13 +777,21 @@ def pick_row(data, sel):
         return (row, None) if row else (None, f"no copy of {step} at {problem}")
     found = [r for r in here if r.kernel == kernel] or [r for r in here if kernel in r.kernel]
     if not found:
-        names = "; ".join(dict.fromkeys(r.kernel for r in here))
-        return None, f"kernel '{kernel}' matches no kernel of {step} at {problem} ({names})"
+        ordered = [r for r in here if not r.is_reference] + [r for r in here if r.is_reference]
+        names = some(list(dict.fromkeys(r.kernel for r in ordered)))
+        return None, f"kernel '{kernel}' matches no kernel of {step} at {problem} (there: {names})"
     if len(found) > 1:
         names = "; ".join(f"{r.kernel} [{r.block}]" for r in found)
         return None, (f"kernel '{kernel}' matches {len(found)} kernels of {step} at {problem}: "
                       f"{names}; give more of the name")
     return found[0], None
+
+
+def some(names, most=6):
+    """'a; b; c' for a short list, 'a; b; ... and 9 more' for a long one."""
+    if len(names) <= most:
+        return "; ".join(names)
+    return "; ".join(names[:most]) + f"; ... and {len(names) - most} more"
 
 
 def selection(attrs, prefix, base=None):
@@ -883,14 +891,14 @@ def render_num_profile(attrs, profile):
     if len(found) != 1:
         what = "no kernel" if not found else f"{len(found)} kernels"
         raise MarkerError(f"kernel '{kernel}' matches {what} of {step}'s profile at {problem} "
-                          f"({'; '.join(found or names)})")
-    rows = [p for p in here if p["kernel"] == found[0]
-            and (p["metric"] == metric or metric_column(p["metric"], p.get("unit", ""))[0] == metric)]
+                          f"({some(found or names)})")
+    named = lambda p: metric in (p["metric"], metric_column(p["metric"], p.get("unit", ""))[0])
+    rows = [p for p in here if p["kernel"] == found[0] and named(p)]
     if not rows:
         known = sorted({metric_column(p["metric"], p.get("unit", ""))[0] for p in here
                         if p["kernel"] == found[0]})
         raise MarkerError(f"metric '{metric}' not profiled for {step} '{found[0]}' at {problem} "
-                          f"(there: {'; '.join(known)})")
+                          f"(there: {some(known, 10)})")
     p = rows[-1]  # a metric profiled again: the latest
     factor = metric_column(p["metric"], p.get("unit", ""))[1]
     try:
@@ -1579,7 +1587,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", type=Path, default=ROOT,
                         help="the repository (default: the one holding this script)")
-    parser.add_argument("--data", type=Path, help="folder of the CSV files (default: ROOT/plots/data)")
+    parser.add_argument("--data", type=Path,
+                        help="folder of the CSV files (default: ROOT/plots/data)")
     parser.add_argument("--figures-dir", type=Path,
                         help="where the PNG files go (default: ROOT/plots/figures)")
     parser.add_argument("--check", action="store_true",
