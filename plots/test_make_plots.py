@@ -413,6 +413,56 @@ class Bench(unittest.TestCase):
         modes = {bench.option_value(p.argv, "--mode") for p in steps["step09"]}
         self.assertEqual(modes, {"inplace", "batched", "inplace-batched"})
 
+    def test_a_sweep_with_a_stand_in_binary(self):
+        """bench.main end to end: 3 runs of each problem, the first verified, the CSV updated
+        (a problem measured again loses its old runs, --prune drops shapes no longer swept)."""
+        fake = textwrap.dedent(f"""\
+            #!{sys.executable}
+            import sys
+            argv = sys.argv[1:]
+            value = lambda name, default: argv[argv.index(name) + 1] if name in argv else default
+            rows, cols = value("--rows", "8192"), value("--cols", "8192")
+            verified = "skipped" if "--no-verify" in argv else "yes"
+            with open(value("--csv", None), "a") as f:
+                f.write("{','.join(HEADER)}\\n")
+                for kernel, v in (("copy: float4 kernel", "-"), ("tiled 32x32", verified)):
+                    f.write(f"step02,{{kernel}},32x32,-,f32,{{rows}},{{cols}},1,0.1,0.09,"
+                            f"2000.0,70.0,60.0,{{v}},Test GPU,1.0,13.0,2026-01-01\\n")
+            """)
+        with tempfile.TemporaryDirectory() as tmp:
+            build, out = Path(tmp) / "build", Path(tmp) / "bench.csv"
+            (build / "bin").mkdir(parents=True)
+            (build / "bin" / "step02").write_text(fake)
+            (build / "bin" / "step02").chmod(0o755)
+            with open(out, "w", newline="") as f:
+                w = csv.writer(f, lineterminator="\n")
+                w.writerow(HEADER)
+                w.writerows([bench_row("step02", "tiled 32x32", 50, shape=(1024, 1024)),
+                             bench_row("step02", "tiled 32x32", 50, shape=(256, 256)),
+                             bench_row("step03", "padded 32x32", 50, shape=(256, 256))])
+            saved, bench.cuda_device = bench.cuda_device, lambda why: True
+            try:
+                with contextlib.redirect_stdout(io.StringIO()) as said:
+                    code = bench.main(["--build", str(build), "--steps", "02", "--sizes",
+                                       "1024,2048", "--out", str(out), "--no-pytorch"])
+                    self.assertEqual(code, 0, said.getvalue())
+                    _, rows = bench.read_rows(out)
+                    runs = sorted((r[5], r[13]) for r in rows if r[1] == "tiled 32x32")
+                    self.assertEqual(runs, [("1024", "skipped"), ("1024", "skipped"),
+                                            ("1024", "yes"), ("2048", "skipped"),
+                                            ("2048", "skipped"), ("2048", "yes"),
+                                            ("256", "yes")])
+                    self.assertEqual(len(rows), 2 * 2 * 3 + 2)  # the 256 rows are kept
+                    code = bench.main(["--build", str(build), "--steps", "02", "--out", str(out),
+                                       "--no-pytorch", "--runs", "1", "--prune", "--part", "1/2"])
+                    self.assertEqual(code, 0, said.getvalue())
+            finally:
+                bench.cuda_device = saved
+            _, rows = bench.read_rows(out)
+            self.assertNotIn(("step02", "256"), {(r[0], r[5]) for r in rows})  # pruned
+            self.assertIn(("step03", "256"), {(r[0], r[5]) for r in rows})  # not swept: kept
+            self.assertIn("run 3, unverified", said.getvalue())
+
     def test_steps_option(self):
         self.assertEqual(bench.parse_steps("5,07-lab,step08,labs,pytorch"),
                          {"step05", "step07-lab", "step08", "labs", "pytorch"})
