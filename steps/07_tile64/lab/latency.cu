@@ -168,7 +168,7 @@ std::string mib(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"
 int run(const Options& opt) {
   std::string why;
   if (!course::cuda_device_available(&why)) {
-    std::cerr << "step07-latency: a CUDA device is needed (" << why << ")\n";
+    std::cerr << "step07-latency: no usable CUDA device: " << why << "\n";
     return course::kExitCudaError;
   }
   const course::DeviceInfo dev = course::query_device();
