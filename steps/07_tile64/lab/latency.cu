@@ -81,7 +81,8 @@ long long parse_count(const std::string& name, const char* text, long long lo, l
 }
 
 const char* kHelp =
-    "step07-latency: the latency of one load with nothing else in flight, by pointer chasing\n"
+    "usage: ./step07-latency [--csv FILE] [--loads N] [--reps N] [--help]\n"
+    "The latency of one load with nothing else in flight, by pointer chasing.\n"
     "  --csv FILE   append one row per measurement to FILE (plots/data/latency.csv)\n"
     "  --loads N    dependent loads per timed walk (default 131072)\n"
     "  --reps N     timed walks per footprint; the median is reported (default 3)\n"
