@@ -1,14 +1,11 @@
-// Step 08 - any element type: the small per-size pieces of the kernel.
+// Step 08 - any element type: the per-size pieces of the vector kernel.
 //
-// Up to step 07 one thread moved a float4: four 4-byte elements, and the 16-byte vector was
-// also four whole elements. For other sizes the two stop lining up. A 16-byte vector holds
-// V = 16 / S elements of S bytes: 16 bytes, 8 halves, 4 floats, 2 doubles or one 16-byte struct.
-// Shared memory is fastest in whole 4-byte words, so elements narrower than a word are first
-// PACKED: a thread loads the same 16 bytes from k = 4 / S neighbouring rows and transposes each
-// k x k block of elements inside its registers (byte permutes), so that every 32-bit word it
-// writes to shared memory holds k elements of ONE column, i.e. k consecutive elements of an
-// OUTPUT row. From there on every size is the same problem: move units of U bytes (U = 4 for
-// 1-, 2- and 4-byte elements, 8 and 16 for the wider ones) through a tile.
+// Since step 07: a 16-byte vector now holds V = 16 / S elements of S = 1, 2, 4, 8 or 16 bytes,
+// not four floats. Shared memory is fastest in whole 4-byte words, so narrower elements are
+// PACKED first: a thread loads the same 16 bytes of k = 4 / S neighbouring rows and transposes
+// each k x k block in registers (byte permutes), so that every word it writes to shared memory
+// holds k consecutive elements of one OUTPUT row. Then every size moves units of U bytes (4 for
+// elements up to 4 bytes, else S) through the tile.
 //
 //   make step08 && ./step08 --type i8
 #pragma once
@@ -21,13 +18,10 @@
 
 namespace step08 {
 
-/// 16 bytes as four 32-bit words: what one global load or store moves, and what the register
-/// transposes below work on. Word 0 holds the lowest addressed bytes (little-endian).
-/// Everything in this step is __host__ __device__ except the kernels themselves, so that the CPU
-/// tests can run the kernels' code thread by thread (see test.cu).
-struct Vec16 {
-  std::uint32_t w[4];
-};
+/// 16 bytes as four 32-bit words: what one global load or store moves. Word 0 holds the lowest
+/// addressed bytes (little-endian). Everything here is __host__ __device__, so that the CPU
+/// tests can run the kernels' own code thread by thread (test.cu).
+struct Vec16 { std::uint32_t w[4]; };
 
 /// A GPU faults on an access that is not aligned to its size; a CPU does not. So that the CPU
 /// tests catch what the GPU would, the host version of every access below traps too.
@@ -51,10 +45,16 @@ __host__ __device__ inline void store16(void* p, const Vec16& v) {
   *static_cast<uint4*>(p) = make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]);
 }
 
+/// One unit (U bytes) to memory at @p p, which is aligned to its size.
+template <typename U>
+__host__ __device__ inline void store_unit(void* p, const U& x) {
+  expect_aligned<sizeof(U)>(p);
+  *static_cast<U*>(p) = x;
+}
+
 /// The prmt instruction (CUDA's __byte_perm): byte i of the result is byte (s >> 4i) & 7 of the
 /// eight bytes {y:x} (x = bytes 0-3, y = bytes 4-7). One instruction, any byte shuffle of two
-/// words. The host version is the same function spelled out, so the CPU tests can check the
-/// register transposes that use it.
+/// words. The host version spells it out, so the CPU tests check the transposes that use it.
 __host__ __device__ inline std::uint32_t byte_perm(std::uint32_t x, std::uint32_t y,
                                                    std::uint32_t s) {
 #ifdef __CUDA_ARCH__
@@ -71,8 +71,8 @@ __host__ __device__ inline std::uint32_t byte_perm(std::uint32_t x, std::uint32_
 }
 
 /// Transposes a 4 x 4 block of bytes held as four words, one per row (a = row 0, byte j = column
-/// j): out[j] = {a_j, b_j, c_j, d_j}, the four bytes of column j, row 0 lowest. Eight prmt:
-/// first interleave pairs of rows, then pairs of those.
+/// j): out[j] = {a_j, b_j, c_j, d_j}, row 0 lowest. Eight prmt: first interleave pairs of rows,
+/// then pairs of those.
 __host__ __device__ inline void transpose_4x4_bytes(std::uint32_t a, std::uint32_t b,
                                                     std::uint32_t c, std::uint32_t d,
                                                     std::uint32_t (&out)[4]) {
@@ -86,8 +86,7 @@ __host__ __device__ inline void transpose_4x4_bytes(std::uint32_t a, std::uint32
   out[3] = byte_perm(ab23, cd23, 0x7632);              // a3 b3 c3 d3
 }
 
-/// Transposes a 2 x 2 block of 16-bit halves (a = row 0, b = row 1): out[0] = {a_lo, b_lo},
-/// out[1] = {a_hi, b_hi}. Two prmt.
+/// Transposes a 2 x 2 block of halves (rows a, b): out = {a_lo, b_lo}, {a_hi, b_hi}. Two prmt.
 __host__ __device__ inline void transpose_2x2_halves(std::uint32_t a, std::uint32_t b,
                                                      std::uint32_t (&out)[2]) {
   out[0] = byte_perm(a, b, 0x5410);
@@ -124,20 +123,17 @@ struct Pack<2> {  // fp16 / bf16: 2 x 2 half blocks, 8 columns per vector
     for (int w = 0; w < 4; ++w) {
       std::uint32_t col[2];
       transpose_2x2_halves(v[0].w[w], v[1].w[w], col);
-      u[2 * w] = col[0];
-      u[2 * w + 1] = col[1];
+      u[2 * w] = col[0], u[2 * w + 1] = col[1];
     }
   }
 };
 
-// From 4 bytes up an element is already a whole unit: nothing to pack, the "transpose" of a
-// 1 x 1 block is the element itself.
+// From 4 bytes up an element is already a whole unit: nothing to pack.
 template <>
 struct Pack<4> {
   static constexpr int kRows = 1;
   using Unit = std::uint32_t;
   __host__ __device__ static void to_units(const Vec16 (&v)[1], Unit (&u)[4]) {
-#pragma unroll
     for (int e = 0; e < 4; ++e) u[e] = v[0].w[e];
   }
 };
@@ -145,7 +141,7 @@ struct Pack<4> {
 template <>
 struct Pack<8> {
   static constexpr int kRows = 1;
-  using Unit = uint2;
+  using Unit = uint2;  // 8-byte shared accesses, served half a warp at a time
   __host__ __device__ static void to_units(const Vec16 (&v)[1], Unit (&u)[2]) {
     u[0] = make_uint2(v[0].w[0], v[0].w[1]);
     u[1] = make_uint2(v[0].w[2], v[0].w[3]);
@@ -160,44 +156,5 @@ struct Pack<16> {
     u[0] = make_uint4(v[0].w[0], v[0].w[1], v[0].w[2], v[0].w[3]);
   }
 };
-
-/// Element e of a vector, for element sizes that are whole units (4, 8, 16 bytes): what the
-/// realigned path needs when a vector does not start at a tile column.
-template <int S>
-__host__ __device__ inline typename Pack<S>::Unit get_element(const Vec16& v, int e) {
-  static_assert(S >= 4, "narrow elements are packed, not taken one by one");
-  if constexpr (S == 4) {
-    return v.w[e];
-  } else if constexpr (S == 8) {
-    return make_uint2(v.w[2 * e], v.w[2 * e + 1]);
-  } else {
-    return make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]);
-  }
-}
-
-template <int S>
-__host__ __device__ inline void set_element(Vec16& v, int e, const typename Pack<S>::Unit& x) {
-  static_assert(S >= 4, "narrow elements are packed, not taken one by one");
-  if constexpr (S == 4) {
-    v.w[e] = x;
-  } else if constexpr (S == 8) {
-    v.w[2 * e] = x.x;
-    v.w[2 * e + 1] = x.y;
-  } else {
-    v = {{x.x, x.y, x.z, x.w}};
-  }
-}
-
-/// One unit (or one element of 4+ bytes) from / to memory at @p p, which is aligned to its size.
-template <typename U>
-__host__ __device__ inline U load_unit(const void* p) {
-  expect_aligned<sizeof(U)>(p);
-  return *static_cast<const U*>(p);
-}
-template <typename U>
-__host__ __device__ inline void store_unit(void* p, const U& x) {
-  expect_aligned<sizeof(U)>(p);
-  *static_cast<U*>(p) = x;
-}
 
 }  // namespace step08

@@ -33,9 +33,8 @@ struct TileSize {
   int cols;
 };
 
-/// The vector kernel's tile per element size, the fastest of the step's table for each size on
-/// an H100 at 16384 x 16384 and 8192 x 2048 (`./step08 --type T` times the others too): 4 to 32
-/// KB, each side of the tile 128 to 256 bytes long.
+/// The vector kernel's tile per element size: 4 to 32 KB, each side 128 to 256 bytes long (the
+/// lab, lab/LAB.md, times other tile shapes for each size).
 constexpr TileSize vector_tile(std::size_t elem_size) {
   switch (elem_size) {
     case 1: return {128, 128};  // 128 x 128 bytes (16 KB)
@@ -47,9 +46,9 @@ constexpr TileSize vector_tile(std::size_t elem_size) {
 }
 
 /// The scalar kernel's square tile per element size (17-37 KB of shared memory with the lead
-/// rows of a realigned cut). 4- and 8-byte elements use 64 x 64: for floats it measured 93% of
-/// the copy ceiling against 90% for 32 x 32 at 12345 x 6789 (H100), and 96% against 91% at
-/// 16384 x 16384; 16-byte elements stay at 32 x 32 (64 x 64 would pass 48 KB).
+/// rows of a cut). 4- and 8-byte elements use 64 x 64, which keeps more loads in flight per
+/// thread than 32 x 32 (the lab times both); 16-byte elements stay at 32 x 32 (64 x 64 would
+/// pass 48 KB of static shared memory).
 constexpr int scalar_tile(std::size_t elem_size) {
   switch (elem_size) {
     case 1: return 128;
@@ -64,12 +63,12 @@ constexpr int scalar_tile(std::size_t elem_size) {
 struct Plan {
   Path path = Path::copy;
   TileSize tile = {0, 0};      ///< 0 x 0 for the copy
-  bool realign_out = false;    ///< scalar: output rows are cut on their 32-byte sectors
+  bool cut = false;            ///< scalar: output rows are cut on their 32-byte sectors
   std::int64_t blocks = 0;     ///< tiles, one block each (0 for the copy)
 
   std::string describe() const {
     std::string s = path_name(path);
-    if (path == Path::scalar && realign_out) s += ", sector-aligned writes";
+    if (path == Path::scalar && cut) s += ", sector-aligned writes";
     return s;
   }
 };
@@ -112,12 +111,11 @@ inline bool output_rows_on_sectors(std::size_t elem_size, std::int64_t rows, std
 }
 
 /// Whether 16-byte vectors are worth it for @p elem_size-byte elements. For 1 and 2 bytes they
-/// are: one element per access leaves a warp's access at 32 or 64 bytes, and the scalar kernel
-/// at 70% or 92% of the copy ceiling on aligned 16384 x 16384 (H100). For 4 and 8 bytes a warp's
-/// scalar access is already 128 or 256 bytes, and the scalar kernel's 64 x 64 tile measured level
-/// with or ahead of the vector kernel on every aligned float and double shape from 4096 x 4096
-/// up in the step's table (by up to 2.7 points, about the run-to-run spread; smaller shapes
-/// vary either way). 16-byte elements are vectors either way.
+/// are: one element per access leaves a warp's access at 32 or 64 bytes, one or two sectors,
+/// and the scalar kernel well below the vector kernel (the lesson's tables). For 4 and 8 bytes a
+/// warp's scalar access is already 128 or 256 bytes, whole sectors, and the scalar kernel's
+/// 64 x 64 tile measured level with or ahead of the vector kernel on the aligned float and
+/// double shapes. 16-byte elements are vectors either way.
 constexpr bool vectors_pay(std::size_t elem_size) { return elem_size != 4 && elem_size != 8; }
 
 /// Decides how to transpose the rows x cols matrix of @p elem_size-byte elements at device
@@ -145,7 +143,7 @@ inline bool plan_transpose(std::size_t elem_size, std::int64_t rows, std::int64_
     // 16-byte elements are always aligned once their pointers are (checked above).
     p.path = Path::scalar;
     p.tile = {scalar_tile(elem_size), scalar_tile(elem_size)};
-    p.realign_out = !output_rows_on_sectors(elem_size, rows, out);
+    p.cut = !output_rows_on_sectors(elem_size, rows, out);
   }
   p.blocks = blocks_for(rows, cols, p.tile);
   if (p.blocks < 0) return false;

@@ -1,7 +1,8 @@
-// Step 08 - any element type: where everything sits. The shared-memory layout of a tile, which
-// thread handles which vector, and the order in which tiles are visited. All of it is plain
-// integer arithmetic, __host__ __device__, so the CPU tests check the very functions the kernel
-// calls (every unit stored once, no bank conflicts, every tile visited once).
+// Step 08 - any element type: where everything sits. Since step 07 the tile is sized in bytes
+// (128 or 256 bytes a side, whatever the element), one XOR swizzle serves every element size,
+// and the tile order is a group height computed from the tile's width. All of it is plain
+// integer arithmetic, __host__ __device__, so the CPU tests check the very functions the kernels
+// call (every unit stored once, no bank conflicts, every tile visited once).
 //
 //   make step08 && ./step08 --type f16
 #pragma once
@@ -21,6 +22,19 @@ constexpr int kThreads = 256;
 constexpr std::int64_t kBlocksInFlight = 1024;
 /// The blocks in flight should read each input row in pieces of at least this many bytes.
 constexpr std::int64_t kReadPiece = 1024;
+
+/// Element (r, c) of a rows x cols matrix exists.
+__host__ __device__ inline bool inside(std::int64_t rows, std::int64_t cols, std::int64_t r,
+                                       std::int64_t c) {
+  return r >= 0 && r < rows && c >= 0 && c < cols;
+}
+
+/// The largest divisor of n that is at most limit (batches of loads that divide the work).
+__host__ __device__ constexpr int divisor_at_most(int n, int limit) {
+  int d = limit < n ? limit : n;
+  while (n % d != 0) --d;
+  return d;
+}
 
 /// The tile of one block: TR rows x TC columns of S-byte elements.
 ///
@@ -94,14 +108,13 @@ __host__ __device__ constexpr Slot load_slot(unsigned vecs_per_row, unsigned t, 
 /// group_rows tile rows, then one tile column to the right, then down again, and so on; then the
 /// next group. The blocks in flight (kBlocksInFlight) thus cover a patch group_rows tiles tall
 /// and kBlocksInFlight / group_rows tiles wide: input rows are read in pieces as wide as the
-/// patch, output rows (the patch's input columns) written in pieces as tall as it. Both should
-/// be long, and on an H100 the output side matters more (see the lesson): a patch the height
-/// of a few tiles ("row by row") runs up to 3% slower than a patch as tall as the matrix
-/// ("down the columns"), but a patch one 128-byte tile column wide reads its input rows in
-/// 128-byte pieces, which costs up to 4%. So make_grid makes the group as tall as it can while
-/// the patch still reads pieces of kReadPiece bytes: TC * S tile rows for tiles TC elements of
-/// S bytes wide. Tiles that share a 32-byte sector (rows that do not start on one) are
-/// neighbours in this order too, so the shared sector is still in L2 for the second one.
+/// patch, output rows (the patch's input columns) written in pieces as tall as it. Step 07 found
+/// the output side to matter more (its "down the columns" order), but a patch one tile column
+/// wide reads its input rows one tile at a time, 128 bytes for some tiles. So make_grid makes
+/// the group as tall as it can while the patch still reads pieces of kReadPiece bytes: TC * S
+/// tile rows for tiles TC elements of S bytes wide. Tiles that share a 32-byte sector (rows
+/// that do not start on one) are neighbours in this order too, so the shared sector is still in
+/// L2 for the second one.
 struct TileGrid {
   std::uint32_t tiles_r = 0;     ///< tiles down the input (rows / TR, rounded up)
   std::uint32_t tiles_c = 0;     ///< tiles across the input (cols / TC, rounded up)

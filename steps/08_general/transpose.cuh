@@ -1,10 +1,11 @@
 // Step 08 - any shape, any element type, at the copy ceiling: the launcher a reader can drop into
-// real code. transpose(in, out, rows, cols) takes device pointers of any element type of 1, 2, 4,
-// 8 or 16 bytes and any rows x cols, asks plan_transpose (plan.hpp) which kernel fits, and
+// real code. What changed since step 07, whose launcher took floats whose rows start on 16
+// bytes: transpose(in, out, rows, cols) takes device pointers of any element type of 1, 2, 4, 8
+// or 16 bytes and any rows x cols, asks plan_transpose (plan.hpp) which kernel fits, and
 // launches it: transpose_vec.cuh (16-byte vectors, for 1-, 2- and 16-byte elements whose rows
-// all start on 16 bytes) or transpose_scalar.cuh (one element per access, writes cut on 32-byte
-// sectors: 4- and 8-byte elements, and every misaligned shape), or a plain copy for 1 x N and
-// N x 1.
+// all start on 16 bytes), transpose_scalar.cuh (one element per access, writes cut on 32-byte
+// sectors where output rows start off them: 4- and 8-byte elements, and every misaligned
+// shape), or a plain copy for 1 x N and N x 1.
 //
 //   make step08 && ./step08 --type bf16 --rows 8192 --cols 2048
 #pragma once
@@ -20,28 +21,28 @@
 
 namespace step08 {
 
-/// Launches transpose_vec with TR x TC tiles. The caller has checked the alignment that the
-/// template's aligned sides assume; this checks only the grid.
-template <int S, int TR, int TC, bool RealignIn, bool RealignOut>
+/// Launches transpose_vec with TR x TC tiles. The caller has checked that every row starts on
+/// 16 bytes; this checks only the grid.
+template <int S, int TR, int TC>
 cudaError_t launch_vec(const void* in, void* out, std::int64_t rows, std::int64_t cols,
                        cudaStream_t stream) {
   const std::int64_t blocks = blocks_for(rows, cols, {TR, TC});
   if (blocks < 0) return cudaErrorInvalidValue;
-  transpose_vec<S, TR, TC, RealignIn, RealignOut><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+  transpose_vec<S, TR, TC><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
       static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols,
       make_grid(rows, cols, TR, TC, S));
   return cudaGetLastError();
 }
 
 /// Launches transpose_scalar with T x T tiles on @p grid, cutting output rows on their sectors
-/// when @p realign. (step08_patterns runs it on grids of other group heights.)
+/// when @p cut. (The lab's step08_patterns runs it on tile orders of other group heights.)
 template <int S, int T>
 cudaError_t launch_scalar_on(const TileGrid& grid, const void* in, void* out, std::int64_t rows,
-                             std::int64_t cols, bool realign, cudaStream_t stream) {
+                             std::int64_t cols, bool cut, cudaStream_t stream) {
   const auto* src = static_cast<const std::uint8_t*>(in);
   auto* dst = static_cast<std::uint8_t*>(out);
   const auto blocks = static_cast<unsigned>(grid.tiles());
-  if (realign) {
+  if (cut) {
     transpose_scalar<S, T, true><<<blocks, kThreads, 0, stream>>>(
         src, dst, rows, cols, grid, ScalarTile<S, T, true>::phase_of(out));
   } else {
@@ -53,9 +54,9 @@ cudaError_t launch_scalar_on(const TileGrid& grid, const void* in, void* out, st
 /// The same on the launcher's grid (make_grid).
 template <int S, int T>
 cudaError_t launch_scalar(const void* in, void* out, std::int64_t rows, std::int64_t cols,
-                          bool realign, cudaStream_t stream) {
+                          bool cut, cudaStream_t stream) {
   if (blocks_for(rows, cols, {T, T}) < 0) return cudaErrorInvalidValue;
-  return launch_scalar_on<S, T>(make_grid(rows, cols, T, T, S), in, out, rows, cols, realign,
+  return launch_scalar_on<S, T>(make_grid(rows, cols, T, T, S), in, out, rows, cols, cut,
                                 stream);
 }
 
@@ -69,9 +70,9 @@ cudaError_t run_plan(const Plan& plan, const void* in, void* out, std::int64_t r
       return cudaMemcpyAsync(out, in, static_cast<std::size_t>(rows * cols) * S,
                              cudaMemcpyDeviceToDevice, stream);
     case Path::vector:
-      return launch_vec<S, vt.rows, vt.cols, false, false>(in, out, rows, cols, stream);
+      return launch_vec<S, vt.rows, vt.cols>(in, out, rows, cols, stream);
     case Path::scalar:
-      return launch_scalar<S, scalar_tile(S)>(in, out, rows, cols, plan.realign_out, stream);
+      return launch_scalar<S, scalar_tile(S)>(in, out, rows, cols, plan.cut, stream);
   }
   return cudaErrorInvalidValue;
 }

@@ -1,13 +1,10 @@
-// Step 08 - any shape, any element type: the scalar kernel, for what the vector kernel cannot
-// take. When rows do not start on 16 bytes (a 4095 x 4097 matrix of any type), a thread can no
-// longer move 16-byte vectors of whole rows, so this kernel moves one element per access: the
-// padded tile of step 03, for any element size, with the tile order of the vector kernel. Every
-// access stays coalesced (a warp reads 32 neighbours of a row and writes 32 neighbours of an
-// output row), and with Cut every warp's write covers whole 32-byte sectors. The price is
-// instruction count: 16 times the accesses of the vector kernel for bytes, 4 times for floats,
-// so the kernel keeps everything else out of the way: whole tiles (all but the edges) skip every
-// bounds test, offsets within a tile are small integers, and the cut is a mask, not a division.
-// It is also the reference row of the step's table for every type.
+// Step 08 - any shape, any element type: the scalar kernel, for rows that do not start on 16
+// bytes (4095 x 4097, any type), where 16-byte vectors of a row are out of reach, and for aligned
+// 4- and 8-byte elements (plan.hpp). What changed since step 07: one element of any size per
+// access, in step 03's padded tile with the vector kernel's tile order; and Cut, which cuts each
+// output row on its own 32-byte sectors instead of at the tile's edge, so that no sector has
+// two writers. One element per access costs instructions, so whole tiles skip every bounds
+// test, offsets within a tile are small integers, and the cut is a mask, not a division.
 //
 //   make step08 && ./step08 --type i8 --rows 4095 --cols 4097
 #pragma once
@@ -21,29 +18,22 @@
 namespace step08 {
 
 /// The type that moves one S-byte element.
-template <int S>
-struct Element;
+template <int S> struct Element;
 template <> struct Element<1> { using type = std::uint8_t; };
 template <> struct Element<2> { using type = std::uint16_t; };
 template <> struct Element<4> { using type = std::uint32_t; };
 template <> struct Element<8> { using type = uint2; };
 template <> struct Element<16> { using type = uint4; };
 
-/// A T x T tile of S-byte elements moved one element per access by 32 x 8 threads.
-///
-/// Cut: how output rows are cut. Without it, a tile writes output columns [r0, r0 + T) of each
-/// of its output rows. When output rows do not start on a 32-byte sector (rows * S is not a
-/// multiple of 32, as in a 4095 x 4097 float matrix), such a piece begins and ends inside a
-/// sector that the next tile down writes the rest of, and those partly written sectors cost an
-/// H100 about a quarter of its speed (see the lesson), although the DRAM traffic stays the same.
+/// A T x T tile of S-byte elements, one per access, 32 x 8 threads. Cut: without it a tile writes
+/// output columns [r0, r0 + T) of its output rows, and where those rows do not start on a 32-byte
+/// sector, each piece begins and ends inside sectors that the next tile down writes the rest of.
 /// With Cut, the piece of output row o is shifted left by d(o) = (phase + o * rows) % kSector
-/// elements so that it starts on a sector boundary; the pieces of consecutive tiles still meet
-/// end to end, and the last tile row also writes what is left of each row. The shifted piece
-/// reaches up to kSector - 1 rows above the tile, so with Cut the tile loads kLead more rows
-/// (row i of the array is input row r0 - kLead + i).
-///
-/// The pad keeps a column of the tile spread over the banks: one 4-byte word per row for bytes
-/// and halves (a row is then an odd number of words), one element for the wider types.
+/// elements to start on a sector boundary; the pieces of consecutive tiles still meet end to end,
+/// and the last tile row also writes what is left of each row. The shifted piece reaches up to
+/// kSector - 1 rows above the tile, so with Cut the tile loads kLead more rows (array row i is
+/// input row r0 - kLead + i). The pad spreads a column over the banks: one 4-byte word per row
+/// for bytes and halves (a row is then an odd number of words), one element for the wider types.
 template <int S, int T, bool Cut>
 struct ScalarTile {
   using E = typename Element<S>::type;
@@ -52,9 +42,7 @@ struct ScalarTile {
   static constexpr int kWarps = kThreads / 32;
   static constexpr int kLead = !Cut ? 0 : kSector < kWarps ? kWarps : kSector;  // whole passes
   static constexpr int kArrayRows = kLead + T;
-  // Loads in flight per thread, at most: all 18 of a 64 x 64 float tile's (with its lead rows).
-  // More registers cost occupancy: batches of 24 made the 2-byte tile 15% slower on an H100.
-  static constexpr int kInFlight = 18;
+  static constexpr int kInFlight = 18;  // loads in flight per thread: a 64x64 float tile's all
   using Array = E[kArrayRows][T + kPad];
   static_assert(T % 32 == 0, "a warp covers 32 columns");
   static_assert(kArrayRows % kWarps == 0, "every warp loads the same number of rows");
@@ -64,24 +52,16 @@ struct ScalarTile {
     return static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / S % kSector);
   }
 
-  /// True when the tile at (r0, c0), with its lead rows, lies wholly inside the matrix: then no
-  /// access needs a bounds test.
+  /// The tile at (r0, c0) and its lead rows lie wholly inside the matrix: no bounds tests.
   __host__ __device__ static bool whole(std::int64_t rows, std::int64_t cols, std::int64_t r0,
                                         std::int64_t c0) {
     return r0 >= kLead && r0 + T <= rows && c0 + T <= cols;
   }
 
-  // The largest divisor of n that is at most limit.
-  __host__ __device__ static constexpr int divisor_at_most(int n, int limit) {
-    int d = limit < n ? limit : n;
-    while (n % d != 0) --d;
-    return d;
-  }
-
-  // Thread t = (x, y): a warp takes 32 neighbours of one row; 8 warps take 8 rows at a time.
-  // The loads go in batches of up to kInFlight elements held in registers, then to shared
-  // memory: written as load-store pairs, the compiler keeps only a couple of loads in flight per
-  // thread, and a transpose lives on loads in flight. Whole: the tile is whole(), skip the tests.
+  // Thread t = (x, y): a warp takes 32 neighbours of one row, 8 warps 8 rows at a time. Loads go
+  // in batches of up to kInFlight elements in registers, then to shared memory: written as
+  // load-store pairs, the compiler keeps only a couple of loads in flight per thread, and a
+  // transpose lives on loads in flight. Whole: the tile is whole(), skip the tests.
   template <bool Whole>
   __host__ __device__ static void load(unsigned t, const E* __restrict__ in, std::int64_t rows,
                                        std::int64_t cols, std::int64_t r0, std::int64_t c0,
@@ -118,9 +98,8 @@ struct ScalarTile {
     }
   }
 
-  // Output row c0 + i is input column c0 + i: read it down column i of the tile. Its piece is
-  // output columns [r0 - d, r0 + T - d); the last tile row also writes [r0 + T - d, rows), which
-  // is less than one sector.
+  // Output row c0 + i is input column c0 + i, read down column i of the tile. Its piece is output
+  // columns [r0 - d, r0 + T - d); the last tile row also writes [r0 + T - d, rows) (< a sector).
   template <bool Whole>
   __host__ __device__ static void store(unsigned t, E* __restrict__ out, std::int64_t rows,
                                         std::int64_t cols, std::int64_t r0, std::int64_t c0,
@@ -144,19 +123,13 @@ struct ScalarTile {
     }
   }
 
-  // How far output row o's piece is shifted: d(o) with Cut, else 0. Only the low bits of
-  // phase + o * rows matter, so 32-bit unsigned arithmetic (which wraps) gives them exactly.
+  // d(o) with Cut, else 0. Only the low bits of phase + o * rows matter: 32-bit unsigned
+  // arithmetic, which wraps, gives them exactly.
   __host__ __device__ static int shift(int phase, std::int64_t o, std::int64_t rows) {
     if (!Cut) return 0;
     const auto at = static_cast<unsigned>(phase) +
                     static_cast<unsigned>(o) * static_cast<unsigned>(rows);
     return static_cast<int>(at & (kSector - 1));
-  }
-
-  // Element (r, c) of a rows x cols matrix exists.
-  __host__ __device__ static bool inside(std::int64_t rows, std::int64_t cols, std::int64_t r,
-                                         std::int64_t c) {
-    return r >= 0 && r < rows && c >= 0 && c < cols;
   }
 };
 

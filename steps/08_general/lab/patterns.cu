@@ -1,7 +1,7 @@
-// step08_patterns: the scalar kernel's read pattern and write pattern, each timed alone against a
-// plain linear stream of the same bytes, then the whole transpose against the copy; on the
-// launcher's tile order and on groups of 8 tile rows. The lesson's "What the last points are"
-// reads its table.
+// step08_patterns, a tool of step 08's lab: the scalar kernel's read pattern and write pattern,
+// each timed alone against a plain linear stream of the same bytes, then the whole transpose
+// against the copy; on the launcher's tile order and on groups of 8 tile rows. LAB.md ("What
+// the last points are") reads its table.
 //
 //   make step08_patterns && ./step08_patterns --type f64 --rows 16384 --cols 16384
 #include <cuda_runtime.h>
@@ -71,7 +71,7 @@ std::vector<Line> measure(const course::Options& opt, const void* in, void* out,
                              {"writes: linear stream", 0, write_ms, bytes, write_ms},
                              {"copy ceiling: linear", 0, copy_ms, 2 * bytes, copy_ms}};
 
-  const bool realign =
+  const bool cut =
       !step08::output_rows_on_sectors(S, rows, reinterpret_cast<std::uintptr_t>(out));
   const std::uint32_t launcher_group = step08::make_grid(rows, cols, T, T, S).group_rows;
   std::vector<std::uint32_t> groups = {launcher_group};
@@ -81,15 +81,14 @@ std::vector<Line> measure(const course::Options& opt, const void* in, void* out,
     const step08::TileGrid grid = step08::grid_with_group(rows, cols, S, g);
     lines.push_back({"reads: tile order (load phase alone)", g, median([&](cudaStream_t s) {
                        return step08::launch_phase<S, Phase::load>(grid, in, out, rows, cols,
-                                                                   realign, sink, s);
+                                                                   cut, sink, s);
                      }), bytes, read_ms});
     lines.push_back({"writes: tile order (store phase alone)", g, median([&](cudaStream_t s) {
                        return step08::launch_phase<S, Phase::store>(grid, in, out, rows, cols,
-                                                                    realign, sink, s);
+                                                                    cut, sink, s);
                      }), bytes, write_ms});
     lines.push_back({"transpose: both phases", g, median([&](cudaStream_t s) {
-                       return step08::launch_scalar_on<S, T>(grid, in, out, rows, cols, realign,
-                                                             s);
+                       return step08::launch_scalar_on<S, T>(grid, in, out, rows, cols, cut, s);
                      }), 2 * bytes, copy_ms});
   }
   return lines;
@@ -152,14 +151,17 @@ int main(int argc, char** argv) {
   info.binary = "step08_patterns";
   info.title = "the transpose's read and write patterns, timed apart";
   info.description =
-      "The scalar kernel of step 08 is a load phase (input rows into a shared tile) and a store\n"
-      "phase (tile columns out as output rows). This times each phase alone, in the kernel's\n"
-      "tile order, against a linear stream of the same bytes (reads only, writes only), then the\n"
+      "Step 08's scalar kernel is a load phase (input rows into a shared tile) and a store phase\n"
+      "(tile columns out as output rows). This times each phase alone, in the kernel's tile\n"
+      "order, against a linear stream of the same bytes (reads only, writes only), then the\n"
       "whole transpose against the copy: first with the launcher's groups of tile rows, then\n"
-      "with groups of 8. Nothing is verified: the phases alone do not transpose anything (the\n"
-      "transpose itself is checked by ./step08 and its tests).";
+      "with groups of 8. It checks no output: the phases alone are not transposes. The lab's\n"
+      "tests (step08-lab_test) check that the two phases move exactly the bytes the transpose\n"
+      "moves, and ./step08 and its tests check the transpose itself.";
   info.types = {course::ElemType::f64, course::ElemType::f32};
   info.default_rows = 16384;
   info.default_cols = 16384;
+  // run_main takes no --only, --seed or --no-verify (there is no kernel list to choose from and
+  // nothing to verify) and leaves them out of --help.
   return course::run_main(argc, argv, info, run);
 }

@@ -1,8 +1,8 @@
-// Step 08 - the transpose's two access patterns, timed apart. The scalar kernel is a load phase
-// (input rows into the tile) and a store phase (tile columns out as output rows). Each phase
-// alone is a kernel here, doing exactly what it does inside transpose_scalar, in the same tile
-// order; two plain streams of 16-byte vectors, one that only reads and one that only writes, are
-// what each is measured against. The lesson's "What the last points are" reads the numbers.
+// Step 08's lab - the transpose's two access patterns, timed apart. The lesson's scalar kernel is
+// a load phase (input rows into the tile) and a store phase (tile columns out as output rows).
+// Each phase alone is a kernel here, doing exactly what it does inside transpose_scalar, in the
+// same tile order; two plain streams of 16-byte vectors, one that only reads and one that only
+// writes, are what each is measured against. LAB.md ("What the last points are") reads them.
 //
 //   make step08_patterns && ./step08_patterns --type f64 --rows 16384 --cols 16384
 #pragma once
@@ -78,15 +78,15 @@ __global__ void __launch_bounds__(kThreads)
 
 /// Launches scalar_phase with the step's scalar tile for S-byte elements on @p grid (the
 /// launcher's, or one of another group height), cutting output rows on their sectors when
-/// @p realign: the same arguments as launch_scalar_on, which runs both phases.
+/// @p cut: the same arguments as launch_scalar_on, which runs both phases.
 template <int S, Phase P>
 cudaError_t launch_phase(const TileGrid& grid, const void* in, void* out, std::int64_t rows,
-                         std::int64_t cols, bool realign, unsigned* sink, cudaStream_t stream) {
+                         std::int64_t cols, bool cut, unsigned* sink, cudaStream_t stream) {
   constexpr int T = scalar_tile(S);
   const auto* src = static_cast<const std::uint8_t*>(in);
   auto* dst = static_cast<std::uint8_t*>(out);
   const auto blocks = static_cast<unsigned>(grid.tiles());
-  if (realign) {
+  if (cut) {
     scalar_phase<S, T, true, P><<<blocks, kThreads, 0, stream>>>(
         src, dst, rows, cols, grid, ScalarTile<S, T, true>::phase_of(out), sink);
   } else {

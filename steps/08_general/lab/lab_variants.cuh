@@ -1,0 +1,78 @@
+// Step 08's lab: the kernels tried and not kept, as rows of the lab's table, after the lesson's
+// own rows (the launcher and its paths) so that each table compares them in the same run:
+//   * the vector kernel with other tile shapes than the launcher's, for every element size;
+//   * the realigned vector kernel (realigned.cuh), both sides realigned, for 4- and 8-byte
+//     elements: what the launcher took on misaligned rows before the scalar kernel's cut;
+//   * the scalar kernel with a 32 x 32 tile for 4- and 8-byte elements, the size it had before
+//     the 64 x 64 tile.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "realigned.cuh"
+#include "variants.cuh"
+
+namespace step08_lab {
+
+using step08::tile_text;
+
+/// The realigned vector kernel with both sides realigned, on any shape (on aligned shapes it
+/// shows what the realignment costs when it is not needed).
+template <int S>
+course::Variant realigned_variant() {
+  constexpr step08::TileSize t = step08::vector_tile(S);
+  return {"realigned 16B vectors, both sides", "256", tile_text(t.rows, t.cols),
+          [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
+            if (!step08::valid_problem(S, p.rows, p.cols, reinterpret_cast<std::uintptr_t>(in),
+                                       reinterpret_cast<std::uintptr_t>(out))) {
+              return cudaErrorInvalidValue;
+            }
+            constexpr step08::TileSize vt = step08::vector_tile(S);
+            return step08::launch_realigned<S, vt.rows, vt.cols, true, true>(in, out, p.rows,
+                                                                             p.cols, s);
+          }};
+}
+
+/// The scalar kernel with T x T tiles and the launcher's cut, on any shape.
+template <int S, int T>
+course::Variant scalar_tile_variant() {
+  return {"scalar, " + tile_text(T, T) + " tile, writes cut on sectors", "32x8", tile_text(T, T),
+          [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
+            const auto o = reinterpret_cast<std::uintptr_t>(out);
+            if (!step08::valid_problem(S, p.rows, p.cols, reinterpret_cast<std::uintptr_t>(in),
+                                       o)) {
+              return cudaErrorInvalidValue;
+            }
+            const bool cut = !step08::output_rows_on_sectors(S, p.rows, o);
+            return step08::launch_scalar<S, T>(in, out, p.rows, p.cols, cut, s);
+          }};
+}
+
+/// The lab's own kernels for one element type.
+inline std::vector<course::Variant> lab_variants(course::ElemType type) {
+  using step08::vector_variant;
+  switch (course::elem_size(type)) {
+    case 1:
+      return {vector_variant<1, 256, 128>()};
+    case 2:
+      return {vector_variant<2, 128, 64>(), vector_variant<2, 64, 128>()};
+    case 4:
+      return {vector_variant<4, 128, 64>(), realigned_variant<4>(), scalar_tile_variant<4, 32>()};
+    case 8:
+      return {vector_variant<8, 64, 32>(), vector_variant<8, 32, 64>(), realigned_variant<8>(),
+              scalar_tile_variant<8, 32>()};
+    default:
+      return {vector_variant<16, 32, 32>()};
+  }
+}
+
+/// The lab's table: the lesson's rows for the type, then the lab's.
+inline std::vector<course::Variant> variants(course::ElemType type,
+                                             const course::Problem* shape = nullptr) {
+  std::vector<course::Variant> v = step08::variants(type, shape);
+  for (course::Variant& lab : lab_variants(type)) v.push_back(std::move(lab));
+  return v;
+}
+
+}  // namespace step08_lab
