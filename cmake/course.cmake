@@ -16,7 +16,8 @@ endfunction()
 
 # transpose_add_step()
 #   Called from steps/NN_name/CMakeLists.txt. Builds the lesson's binary `stepNN` from main.cu and
-#   its test `stepNN_test` from test.cu, both against the shared harness in common/.
+#   its test `stepNN_test` from test.cu, both against the shared harness in common/; the binary's
+#   command line is tested too (cmake/cli_tests.cmake).
 #   Extra source files of the step may follow: transpose_add_step(extra.cu ...).
 function(transpose_add_step)
   get_filename_component(_folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
@@ -30,6 +31,7 @@ function(transpose_add_step)
   target_link_libraries(${_name}_test PRIVATE transpose_testing)
   target_include_directories(${_name}_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   transpose_add_tests(${_name}_test)
+  set_property(GLOBAL APPEND PROPERTY COURSE_STEP_BINARIES ${_name})  # cmake/cli_tests.cmake
 
   # The step's lab, where it has one (steps/NN_name/lab/CMakeLists.txt calls transpose_add_lab).
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/lab/CMakeLists.txt)
@@ -56,4 +58,5 @@ function(transpose_add_lab)
   target_link_libraries(${_name}_test PRIVATE transpose_testing)
   target_include_directories(${_name}_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${_step_dir})
   transpose_add_tests(${_name}_test)
+  set_property(GLOBAL APPEND PROPERTY COURSE_STEP_BINARIES ${_name})  # cmake/cli_tests.cmake
 endfunction()

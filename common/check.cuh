@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "device_info.hpp"
 #include "errors.hpp"
 
 namespace course {
@@ -13,9 +14,10 @@ namespace course {
 /// Throws CudaError when @p status is not cudaSuccess. Use through CUDA_CHECK.
 inline void check_cuda(cudaError_t status, const char* call, const char* file, int line) {
   if (status != cudaSuccess) {
+    const std::string hint = cuda_error_hint(status);  // no driver, no GPU, another architecture
     throw CudaError(std::string("CUDA error: ") + call + " failed at " + file + ":" +
                     std::to_string(line) + ": " + cudaGetErrorName(status) + " (" +
-                    cudaGetErrorString(status) + ")");
+                    cudaGetErrorString(status) + ")" + (hint.empty() ? "" : ": " + hint));
   }
 }
 

@@ -2,9 +2,14 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <ctime>
 
 #include "check.cuh"
+
+// __CUDA_ARCH_LIST__ as text: "800,900".
+#define CUDA_ARCH_STRINGIFY(x) #x
+#define CUDA_ARCH_TEXT(x) CUDA_ARCH_STRINGIFY(x)
 
 namespace course {
 
@@ -36,19 +41,134 @@ std::string version_string(int v) {  // 13000 -> "13.0"
 
 }  // namespace
 
+std::string no_device_reason(cudaError_t status, int count, bool driver_found, int driver_version,
+                             int runtime_version, const char* visible_devices) {
+  if (status == cudaSuccess && count > 0) return "";
+  if (!driver_found) {
+    return "no NVIDIA driver is installed (libcuda.so.1 was not found); the kernels need an "
+           "NVIDIA GPU and its driver, while building and the CPU tests (make test-cpu) do not";
+  }
+  std::string hidden;
+  if (visible_devices) {
+    hidden = std::string("; CUDA_VISIBLE_DEVICES is set to '") + visible_devices +
+             "', which may hide it";
+  }
+  switch (status) {
+    case cudaSuccess:  // count == 0
+    case cudaErrorNoDevice:
+      return "the NVIDIA driver is installed but sees no GPU (nvidia-smi lists them; in a "
+             "container, pass the GPU through, e.g. docker run --gpus all)" + hidden;
+    case cudaErrorInsufficientDriver:
+      return "the NVIDIA driver supports CUDA " +
+             (driver_version > 0 ? "up to " + version_string(driver_version) : "too old a version") +
+             ", older than the CUDA " + version_string(runtime_version) +
+             " this was built with: update the driver (nvidia-smi shows its version), or build "
+             "with an older CUDA toolkit";
+    case cudaErrorDevicesUnavailable:
+      return "every GPU is busy or in exclusive-process mode (nvidia-smi shows what runs on it)";
+    case cudaErrorSystemDriverMismatch:
+      return "the NVIDIA kernel module and the driver library have different versions (a driver "
+             "update half done: reboot, or reinstall the driver)";
+    case cudaErrorSystemNotReady:
+      return "the GPUs are not ready yet (on NVSwitch systems, nvidia-fabricmanager must be "
+             "running)";
+    default:
+      return std::string("cudaGetDeviceCount failed: ") + cudaGetErrorName(status) + " (" +
+             cudaGetErrorString(status) + ")" + hidden;
+  }
+}
+
 bool cuda_device_available(std::string* why) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess) {
-    *why = std::string("cudaGetDeviceCount: ") + cudaGetErrorString(status);
-    cudaGetLastError();  // clear the sticky error for whoever asks next
-    return false;
+  if (status == cudaSuccess && count > 0) return true;
+  cudaGetLastError();  // clear the error for whoever asks next
+  void* lib = dlopen("libcuda.so.1", RTLD_LAZY);
+  if (lib) dlclose(lib);
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);  // 0 without a driver
+  cudaRuntimeGetVersion(&runtime);
+  *why = no_device_reason(status, count, lib != nullptr, driver, runtime,
+                          std::getenv("CUDA_VISIBLE_DEVICES"));
+  return false;
+}
+
+std::string built_architectures() {
+#ifdef __CUDA_ARCH_LIST__
+  // nvcc defines it as the comma-separated virtual architectures, e.g. 800,900.
+  std::string list = CUDA_ARCH_TEXT(__CUDA_ARCH_LIST__), out;
+  std::size_t start = 0;
+  while (start < list.size()) {
+    std::size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    const int arch = std::atoi(list.substr(start, end - start).c_str());  // 900
+    out += (out.empty() ? "" : ", ") + std::to_string(arch / 100) + "." +
+           std::to_string((arch % 100) / 10);
+    start = end + 1;
   }
-  if (count == 0) {
-    *why = "cudaGetDeviceCount found no device";
-    return false;
+  return out;
+#else
+  return "unknown";
+#endif
+}
+
+bool is_architecture_error(cudaError_t status) {
+  return status == cudaErrorNoKernelImageForDevice || status == cudaErrorInvalidDeviceFunction ||
+         status == cudaErrorUnsupportedPtxVersion || status == cudaErrorInvalidPtx ||
+         status == cudaErrorInvalidKernelImage;
+}
+
+std::string wrong_architecture_reason(cudaError_t status, const std::string& device, int major,
+                                      int minor, const std::string& built,
+                                      const std::string& target) {
+  const std::string cc = std::to_string(major) + "." + std::to_string(minor);
+  const std::string arch = std::to_string(major) + std::to_string(minor);
+  const std::string rebuild =
+      "rebuild for it with make ARCH=" + arch + (target.empty() ? "" : " " + target);
+  if (status == cudaErrorUnsupportedPtxVersion || status == cudaErrorInvalidPtx) {
+    return "the NVIDIA driver is too old to compile this build's PTX (compute capability " +
+           built + ") for the " + device + " (compute capability " + cc +
+           "): update the driver, or " + rebuild;
   }
-  return true;
+  return "this build has kernels for compute capability " + built + " only, and the " + device +
+         " is compute capability " + cc + ": " + rebuild;
+}
+
+namespace {
+// The smallest kernel there is: if it cannot run, no kernel of this build can (they are all
+// compiled for the same architectures).
+__global__ void probe_kernel() {}
+}  // namespace
+
+std::string cuda_error_hint(cudaError_t status) {
+  if (status == cudaErrorInsufficientDriver || status == cudaErrorNoDevice) {
+    std::string why;
+    return cuda_device_available(&why) ? "" : why;
+  }
+  if (!is_architecture_error(status)) return "";
+  int dev = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
+    cudaGetLastError();
+    return "this build has kernels for compute capability " + built_architectures() + " only";
+  }
+  return wrong_architecture_reason(status, prop.name, prop.major, prop.minor,
+                                   built_architectures(), "");
+}
+
+bool kernels_run_here(const std::string& target, std::string* why) {
+  cudaFuncAttributes attributes{};
+  const cudaError_t status = cudaFuncGetAttributes(&attributes, probe_kernel);
+  if (status == cudaSuccess) return true;
+  cudaGetLastError();
+  if (!is_architecture_error(status)) CUDA_CHECK(status);
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  *why = wrong_architecture_reason(status, prop.name, prop.major, prop.minor,
+                                   built_architectures(), target);
+  return false;
 }
 
 DeviceInfo query_device() {

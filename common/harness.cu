@@ -1,5 +1,6 @@
 #include "harness.cuh"
 
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -48,17 +49,36 @@ std::string gib(std::size_t bytes) {
   return buf;
 }
 
-// What every binary checks before it allocates anything: a device, a writable --csv, and room
-// for an input and an output buffer. Returns an exit code, kExitOk to go on.
-int check_ready(const StepInfo& step, const Options& opt) {
+// True when @p path can be appended to. A file that does not exist yet is created to find out,
+// then removed again, so that a run stopped later (no device) leaves nothing behind.
+bool can_append(const std::string& path) {
+  if (std::ifstream(path)) return static_cast<bool>(std::ofstream(path, std::ios::app));
+  if (!std::ofstream(path, std::ios::app)) return false;
+  std::remove(path.c_str());
+  return true;
+}
+
+// The arguments' own checks, which need no device: a writable --csv (the step's checks ran when
+// its kernel list was built, before this).
+void check_arguments(const Options& opt) {
+  if (!opt.csv.empty() && !can_append(opt.csv)) {
+    throw UsageError("--csv: cannot write '" + opt.csv + "'");
+  }
+}
+
+// What every binary checks before it allocates anything, once its arguments are known to be
+// good: a device this build's kernels run on, and room for an input and an output buffer.
+// Returns an exit code, kExitOk to go on.
+int check_device(const StepInfo& step, const Options& opt) {
   const Problem& p = opt.problem;
   std::string why;
   if (!cuda_device_available(&why)) {
-    std::cerr << step.binary << ": a CUDA device is needed to run the kernels (" << why << ")\n";
+    std::cerr << step.binary << ": no usable CUDA device: " << why << "\n";
     return kExitCudaError;
   }
-  if (!opt.csv.empty() && !std::ofstream(opt.csv, std::ios::app)) {
-    throw UsageError("--csv: cannot write '" + opt.csv + "'");
+  if (!kernels_run_here(step.binary, &why)) {  // the binary's name is its make target
+    std::cerr << step.binary << ": " << why << "\n";
+    return kExitCudaError;
   }
   // Refuse what cannot fit before allocating anything: an input and an output buffer.
   std::size_t free_bytes = 0, total_bytes = 0;
@@ -71,21 +91,56 @@ int check_ready(const StepInfo& step, const Options& opt) {
   return kExitOk;
 }
 
-int run(const StepInfo& step, const Options& opt, const VariantList& make_variants) {
-  const Problem& p = opt.problem;
-  Report report;
-  report.step = step.binary;
-  report.title = step.title;
-  report.problem = p;
-  report.device = query_device();
-
+// The step's kernels for these options, narrowed by --only. Building the list runs the step's
+// own checks of its options (step 09's --mode against the shape); nothing here touches the GPU.
+std::vector<Variant> select_variants(const StepInfo& step, const Options& opt,
+                                     const VariantList& make_variants) {
   std::vector<Variant> variants;
   for (Variant& v : make_variants(opt)) {
     if (opt.only.empty() || v.name.find(opt.only) != std::string::npos) {
       variants.push_back(std::move(v));
     }
   }
-  if (variants.empty()) throw UsageError("--only: no kernel of " + step.binary + " matches '" + opt.only + "'");
+  if (variants.empty()) {
+    throw UsageError("--only: no kernel of " + step.binary + " matches '" + opt.only + "'");
+  }
+  return variants;
+}
+
+// parse, --help, the arguments' checks (@p check, then check_arguments), the device, @p body;
+// the errors become exit codes with a one-line message.
+int run_frame(int argc, char** argv, const StepInfo& step, const StepBody& check,
+              const StepBody& body) {
+  try {
+    const Options opt = parse_options(step, std::vector<std::string>(argv + 1, argv + argc));
+    if (opt.help) {
+      std::cout << usage(step);
+      return kExitOk;
+    }
+    const int checked = check(opt);
+    if (checked != kExitOk) return checked;
+    check_arguments(opt);
+    const int ready = check_device(step, opt);
+    return ready != kExitOk ? ready : body(opt);
+  } catch (const UsageError& e) {
+    std::cerr << step.binary << ": " << e.what() << "\n";
+    return kExitBadArgument;
+  } catch (const CudaError& e) {
+    std::cerr << step.binary << ": " << e.what() << "\n";
+    return kExitCudaError;
+  } catch (const std::bad_alloc&) {
+    std::cerr << step.binary << ": not enough host memory for " << "this size\n";
+    return kExitBadArgument;
+  }
+}
+
+int run(const StepInfo& step, const Options& opt, std::vector<Variant> variants) {
+  const Problem& p = opt.problem;
+  Report report;
+  report.step = step.binary;
+  report.title = step.title;
+  report.problem = p;
+  report.device = query_device();
 
   // Inputs: fresh bit patterns, and the CPU's answer to compare with.
   const std::uint64_t seed = opt.seed_given ? opt.seed : fresh_seed();
@@ -201,28 +256,20 @@ int run(const StepInfo& step, const Options& opt, const VariantList& make_varian
 }  // namespace
 
 int run_main(int argc, char** argv, const StepInfo& step, const StepBody& body) {
-  try {
-    const Options opt = parse_options(step, std::vector<std::string>(argv + 1, argv + argc));
-    if (opt.help) {
-      std::cout << usage(step);
-      return kExitOk;
-    }
-    const int ready = check_ready(step, opt);
-    return ready != kExitOk ? ready : body(opt);
-  } catch (const UsageError& e) {
-    std::cerr << step.binary << ": " << e.what() << "\n";
-    return kExitBadArgument;
-  } catch (const CudaError& e) {
-    std::cerr << step.binary << ": " << e.what() << "\n";
-    return kExitCudaError;
-  } catch (const std::bad_alloc&) {
-    std::cerr << step.binary << ": not enough host memory for " << "this size\n";
-    return kExitBadArgument;
-  }
+  StepInfo own_table = step;
+  own_table.verifies_kernels = false;
+  return run_frame(argc, argv, own_table, [](const Options&) { return int{kExitOk}; }, body);
 }
 
-int run_step(int argc, char** argv, const StepInfo& step, const VariantList& variants) {
-  return run_main(argc, argv, step, [&](const Options& opt) { return run(step, opt, variants); });
+int run_step(int argc, char** argv, const StepInfo& step, const VariantList& make_variants) {
+  std::vector<Variant> variants;
+  return run_frame(
+      argc, argv, step,
+      [&](const Options& opt) {
+        variants = select_variants(step, opt, make_variants);
+        return int{kExitOk};
+      },
+      [&](const Options& opt) { return run(step, opt, std::move(variants)); });
 }
 
 }  // namespace course

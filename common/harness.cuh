@@ -3,8 +3,12 @@
 ///
 /// A step describes itself (StepInfo) and lists its kernels (Variant); run_step does the rest, so
 /// that every step is verified and measured the same way:
-///   1. parse the command line (exit 2 on a bad argument, 0 after --help);
-///   2. find a CUDA device (exit 3 if none) and refuse sizes that do not fit in its free memory;
+///   1. parse the command line and check every argument: the options, the step's kernel list for
+///      them (its own checks, e.g. step 09's --mode against the shape), --only, a writable --csv
+///      (exit 2 on a bad argument, 0 after --help); none of this needs a GPU;
+///   2. find a CUDA device that this build's kernels run on (exit 3, with the reason: no driver,
+///      no GPU, a driver older than the toolkit, a build for another architecture) and refuse
+///      sizes that do not fit in its free memory (exit 2);
 ///   3. fill the input with fresh bit patterns and transpose it on the CPU;
 ///   4. time the copy ceiling (and cuBLAS where the step asks) on the same buffers;
 ///   5. for each kernel: poison the output, run once, compare bit for bit (exit 1 on a mismatch),
@@ -38,7 +42,9 @@ struct Variant {
   bool in_place = false;  ///< launch(p, buf, buf): the output overwrites the input
 };
 
-/// Builds a step's kernels for the parsed options (most steps ignore the options).
+/// Builds a step's kernels for the parsed options (most steps ignore the options). It runs before
+/// any device is looked for, so it must not touch the GPU; it may throw UsageError for a
+/// combination of options the step refuses.
 using VariantList = std::function<std::vector<Variant>(const Options&)>;
 
 /// Runs a step as described above and returns the process exit code.
@@ -48,9 +54,10 @@ int run_step(int argc, char** argv, const StepInfo& step, const VariantList& var
 using StepBody = std::function<int(const Options&)>;
 
 /// The frame of run_step, for a binary that prints something other than the step table (step
-/// 08's access patterns): steps 1 and 2 above (parse, --help, a device, a writable --csv, room
+/// 08's access patterns): steps 1 and 2 above (parse, --help, a writable --csv, a device, room
 /// for two buffers of the problem), then @p body; UsageError, CudaError and running out of host
-/// memory become the exit codes 2, 3 and 2 with a one-line message.
+/// memory become the exit codes 2, 3 and 2 with a one-line message. Such a binary has no kernel
+/// list and verifies nothing, so --only, --seed and --no-verify are refused by name.
 int run_main(int argc, char** argv, const StepInfo& step, const StepBody& body);
 
 /// Runs @p v once on @p p: fills @p out_bytes bytes at @p out with the poison, copies the input

@@ -106,13 +106,13 @@ Options parse_options(const StepInfo& step, const std::vector<std::string>& args
     } else if (opt == "--csv") {
       o.csv = take_value();
       if (o.csv.empty()) throw UsageError("--csv: missing file name");
-    } else if (opt == "--only") {
+    } else if (opt == "--only" && step.verifies_kernels) {
       o.only = take_value();
-    } else if (opt == "--seed") {
+    } else if (opt == "--seed" && step.verifies_kernels) {
       o.seed = static_cast<std::uint64_t>(
           parse_count(opt, take_value(), 0, std::numeric_limits<std::int64_t>::max()));
       o.seed_given = true;
-    } else if (opt == "--no-verify") {
+    } else if (opt == "--no-verify" && step.verifies_kernels) {
       no_value();
       o.verify = false;
     } else if (opt.rfind("--", 0) == 0 && find_extra(step, opt.substr(2))) {
@@ -163,17 +163,22 @@ std::string usage(const StepInfo& step) {
   }
   s << "  --reps N        timed repetitions per kernel; median and min are reported (default 50)\n"
     << "  --warmup N      untimed runs before timing (default 5)\n"
-    << "  --csv FILE      also append the results to FILE as CSV (header written if new)\n"
-    << "  --only TEXT     run only the kernels whose name contains TEXT\n"
-    << "  --seed N        seed of the input bit patterns (default: fresh each run)\n"
-    << "  --no-verify     skip the bitwise check against the CPU reference\n"
-    << "  --help          this text\n\n"
-    << "Every kernel is first checked bit for bit against a CPU transpose of fresh random\n"
-    << "inputs, on an output filled with a poison pattern, then timed with CUDA events.\n"
-    << "GB/s counts 2 x rows x cols x element size bytes per matrix (1 GB = 1e9 bytes);\n"
-    << "% copy compares with the faster of cudaMemcpy and a float4 copy kernel, measured in\n"
-    << "the same run; % peak with the memory's theoretical bandwidth.\n\n"
-    << "exit codes: 0 success, 1 verification failed, 2 bad argument or size that does not fit,\n"
+    << "  --csv FILE      also append the results to FILE as CSV (header written if new)\n";
+  if (step.verifies_kernels) {
+    s << "  --only TEXT     run only the kernels whose name contains TEXT\n"
+      << "  --seed N        seed of the input bit patterns (default: fresh each run)\n"
+      << "  --no-verify     skip the bitwise check against the CPU reference\n";
+  }
+  s << "  --help          this text\n\n";
+  if (step.verifies_kernels) {
+    s << "Every kernel is first checked bit for bit against a CPU transpose of fresh random\n"
+      << "inputs, on an output filled with a poison pattern, then timed with CUDA events.\n"
+      << "GB/s counts 2 x rows x cols x element size bytes per matrix (1 GB = 1e9 bytes);\n"
+      << "% copy compares with the faster of cudaMemcpy and a float4 copy kernel, measured in\n"
+      << "the same run; % peak with the memory's theoretical bandwidth.\n\n";
+  }
+  s << "exit codes: 0 success, " << (step.verifies_kernels ? "1 verification failed, " : "")
+    << "2 bad argument or size that does not fit,\n"
     << "            3 no usable CUDA device or a CUDA error\n";
   return s.str();
 }

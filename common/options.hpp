@@ -29,6 +29,10 @@ struct StepInfo {
   std::int64_t default_rows = 8192;  ///< --rows when not given
   std::int64_t default_cols = 8192;  ///< --cols when not given
   std::vector<ExtraOption> extras;  ///< step-specific options with a fixed set of values
+  /// false for a binary that prints a table of its own (run_main, e.g. step08_patterns): it has
+  /// no list of kernels to choose from and verifies nothing, so --only, --seed and --no-verify
+  /// are refused by name and left out of --help. run_main sets it.
+  bool verifies_kernels = true;
 };
 
 /// Parsed command line.

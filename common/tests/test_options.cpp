@@ -114,5 +114,23 @@ TEST(CpuOptions, HelpDocumentsEveryOption) {
   EXPECT_EQ(text.find("--batch"), std::string::npos) << "a step without batches hides --batch";
 }
 
+// A binary with a table of its own (run_main) has no kernel list and verifies nothing: the
+// options about kernels and verification are refused by name and left out of its help.
+TEST(CpuOptions, ABinaryWithoutKernelsRefusesTheirOptions) {
+  StepInfo tool = demo_step();
+  tool.verifies_kernels = false;
+  EXPECT_EQ(error_of({"--only", "naive"}, tool), "--only: unknown option for stepXX (see --help)");
+  EXPECT_EQ(error_of({"--seed", "1"}, tool), "--seed: unknown option for stepXX (see --help)");
+  EXPECT_EQ(error_of({"--no-verify"}, tool), "--no-verify: unknown option for stepXX (see --help)");
+  EXPECT_EQ(parse({"--csv", "x.csv", "--reps", "2"}, tool).reps, 2);
+  const std::string text = usage(tool);
+  for (const char* gone : {"--only", "--seed", "--no-verify", "checked bit for bit", "1 verif"}) {
+    EXPECT_EQ(text.find(gone), std::string::npos) << gone;
+  }
+  for (const char* kept : {"--rows", "--csv", "--reps", "exit codes"}) {
+    EXPECT_NE(text.find(kept), std::string::npos) << kept;
+  }
+}
+
 }  // namespace
 }  // namespace course

@@ -1,9 +1,12 @@
-# Runs EXE with the |-separated ARGS and checks its exit code (EXIT) and that its output,
-# stdout then stderr, matches REGEX. Used by the command-line tests of the tools.
+cmake_minimum_required(VERSION 3.24)  # IN_LIST
+# Runs EXE with the |-separated ARGS and checks its exit code (EXIT, or one of the |-separated
+# codes given) and that its output, stdout then stderr, matches REGEX. Used by the command-line
+# tests of the binaries (cmake/cli_tests.cmake) and of the tools.
 #   cmake -DEXE=... -DARGS="--tile|48" -DEXIT=2 -DREGEX="..." -P expect_run.cmake
 string(REPLACE "|" ";" ARGS "${ARGS}")
+string(REPLACE "|" ";" _codes "${EXIT}")
 execute_process(COMMAND ${EXE} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT "${rc}" STREQUAL "${EXIT}")
+if(NOT "${rc}" IN_LIST _codes)
   message(FATAL_ERROR "${EXE} ${ARGS}: exit ${rc}, expected ${EXIT}\n${out}${err}")
 endif()
 if(NOT "${out}${err}" MATCHES "${REGEX}")

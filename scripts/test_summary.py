@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""One line after `make test`: how many GPU tests ran and how many were skipped and why, and the
+same for the CPU tests (the docs and plots tests skip without Doxygen or matplotlib). CTest's own
+"100% tests passed" counts a skipped test as passed; this line does not.
+
+    python3 scripts/test_summary.py BUILD_DIR RESULTS_XML
+
+RESULTS_XML is what `ctest --output-junit` wrote; a test is a GPU test when it carries the label
+`gpu` (`ctest --show-only=json-v1` gives the labels). Prints, for example:
+
+    GPU tests: 0 ran, 251 skipped (no CUDA device: no NVIDIA driver is installed); CPU tests:
+    180 passed, 2 skipped (docs_build: doxygen is not installed; ...)
+
+(on one line). Exits 0; the exit code of `make test` stays ctest's.
+"""
+
+import json
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections import Counter
+
+
+def labels_by_test(build):
+    """{test name: [labels]} from ctest's JSON listing of the build folder."""
+    out = subprocess.run(["ctest", "--show-only=json-v1"], cwd=build, capture_output=True,
+                         text=True, check=True).stdout
+    labels = {}
+    for test in json.loads(out).get("tests", []):
+        for prop in test.get("properties", []):
+            if prop.get("name") == "LABELS":
+                labels[test["name"]] = prop.get("value", [])
+    return labels
+
+
+def skip_reason(output):
+    """Why a test skipped itself, shortened to its first clause, from the test's output."""
+    m = re.search(r"no CUDA device, GPU test not run: (.*)", output)
+    if m:
+        return "no CUDA device: " + shorten(m.group(1))
+    lines = [l.strip() for l in output.splitlines() if l.strip()]
+    for i, line in enumerate(lines):  # GoogleTest: "file:line: Skipped" then the message
+        if line.endswith("Skipped") and i + 1 < len(lines):
+            return shorten(lines[i + 1])
+    for line in lines:  # a script's "NAME skipped: REASON"
+        m = re.search(r"skipped: (.*)", line, re.I)
+        if m:
+            return shorten(m.group(1))
+    return "no reason given"
+
+
+def shorten(text):
+    """The first clause: up to a ';' or an opening parenthesis."""
+    return re.split(r";| \(", text.strip(), maxsplit=1)[0].strip()
+
+
+def summarize(cases, labels):
+    """The summary line for [(name, status, output)] and {name: [labels]}."""
+    counts = {kind: Counter() for kind in ("gpu", "cpu")}
+    reasons = {kind: Counter() for kind in ("gpu", "cpu")}
+    for name, status, output in cases:
+        kind = "gpu" if "gpu" in labels.get(name, []) else "cpu"
+        if status == "notrun":
+            counts[kind]["skipped"] += 1
+            reason = skip_reason(output)
+            if kind == "cpu":  # few, and each its own tool: name the test
+                reason = "%s: %s" % (name, reason)
+            reasons[kind][reason] += 1
+        elif status == "fail":
+            counts[kind]["failed"] += 1
+        else:
+            counts[kind]["passed"] += 1
+
+    def why(kind):
+        if not reasons[kind]:
+            return ""
+        several = len(reasons[kind]) > 1 and kind == "gpu"  # then say how many had each
+        parts = ["%d: %s" % (n, r) if several else r for r, n in reasons[kind].most_common()]
+        if len(parts) > 4:
+            parts = parts[:4] + ["..."]
+        return " (%s)" % "; ".join(parts)
+
+    g, c = counts["gpu"], counts["cpu"]
+    gpu = "GPU tests: %d ran" % (g["passed"] + g["failed"])
+    if g["failed"]:
+        gpu += " (%d failed)" % g["failed"]
+    gpu += ", %d skipped%s" % (g["skipped"], why("gpu"))
+    cpu = "CPU tests: %d passed" % c["passed"]
+    if c["failed"]:
+        cpu += ", %d failed" % c["failed"]
+    cpu += ", %d skipped%s" % (c["skipped"], why("cpu"))
+    return gpu + "; " + cpu
+
+
+def read_junit(path):
+    """[(name, status, output)] of every test in ctest's JUnit file."""
+    cases = []
+    for case in ET.parse(path).getroot().iter("testcase"):
+        out = case.find("system-out")
+        cases.append((case.get("name"), case.get("status"),
+                      out.text if out is not None and out.text else ""))
+    return cases
+
+
+def self_test():
+    """Checks summarize() on made-up results (`test_summary.py --self-test`, a CPU test)."""
+    gpu_out = "test.cu:9: Skipped\nno CUDA device, GPU test not run: no NVIDIA driver is " \
+              "installed (libcuda.so.1 was not found); the kernels need ...\n"
+    cases = [("a.Gpu1", "notrun", gpu_out), ("a.Gpu2", "notrun", gpu_out),
+             ("a.CpuX", "run", ""), ("docs_build", "notrun",
+                                     "docs_build skipped: doxygen is not installed (make deps)\n"),
+             ("a.CpuY", "fail", "")]
+    labels = {"a.Gpu1": ["gpu"], "a.Gpu2": ["gpu", "large"], "a.CpuX": ["cpu"],
+              "docs_build": ["cpu"], "a.CpuY": ["cpu"]}
+    want = ("GPU tests: 0 ran, 2 skipped (no CUDA device: no NVIDIA driver is installed); "
+            "CPU tests: 1 passed, 1 failed, 1 skipped (docs_build: doxygen is not installed)")
+    got = summarize(cases, labels)
+    if got != want:
+        sys.exit("test_summary: got\n  %s\nwanted\n  %s" % (got, want))
+    mixed = summarize([("g", "run", ""), ("h", "fail", ""), ("k", "notrun", "Skipped\nneeds 40 GiB\n"),
+                       ("m", "notrun", gpu_out)], {n: ["gpu"] for n in "ghkm"})
+    if not mixed.startswith("GPU tests: 2 ran (1 failed), 2 skipped (1: needs 40 GiB; 1: no CUDA"):
+        sys.exit("test_summary: got " + mixed)
+    print("test_summary: ok")
+
+
+def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    build, junit = sys.argv[1], sys.argv[2]
+    print(summarize(read_junit(junit), labels_by_test(build)))
+
+
+if __name__ == "__main__":
+    main()
