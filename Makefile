@@ -2,91 +2,129 @@
 #
 #   make step05 && ./step05      build one lesson and run it from the repository root
 #   make test                    build everything and run every test (GPU tests skip without a GPU)
-#   make ARCH=80 step01          compile for another GPU architecture (default: the visible GPU,
-#                                or 90 when none is visible)
+#   make ex01                    build exercise 01 as you wrote it and run its tests
+#   make deps                    install the optional tools (matplotlib, Doxygen)
+#   make ARCH=80 step01          compile for another GPU architecture, for this command only
+#                                (default: the visible GPU, or 90 when none is visible)
 
 BUILD ?= build
-ARCH ?=
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
-CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=Release $(if $(ARCH),-DCMAKE_CUDA_ARCHITECTURES=$(ARCH))
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 STEPS := $(patsubst steps/%,%,$(wildcard steps/[0-9][0-9]_*))
 STEP_BINS := $(foreach s,$(STEPS),step$(firstword $(subst _, ,$(s))))
 # A step's lab (steps/NN_name/lab/, the variants tried and not taught) builds ./stepNN-lab.
-LAB_BINS := $(foreach s,$(STEPS),$(if $(wildcard steps/$(s)/lab/CMakeLists.txt),step$(firstword $(subst _, ,$(s)))-lab))
+LAB_BINS := $(strip $(foreach s,$(STEPS),$(if $(wildcard steps/$(s)/lab/CMakeLists.txt),step$(firstword $(subst _, ,$(s)))-lab)))
 # Tools beside the lessons, built and copied like the steps.
 TOOL_BINS := bankmap step08_patterns
+# The exercises: `make ex01` builds exercises/01_*/ as the reader wrote it and runs its tests.
+EXERCISES_NN := $(patsubst exercises/%,%,$(wildcard exercises/[0-9][0-9]_*))
+EX_TARGETS := $(foreach e,$(EXERCISES_NN),ex$(firstword $(subst _, ,$(e))))
 
-.PHONY: help configure all test test-cpu test-gpu sanitize profile bench plots docs grade clean \
-        $(TOOL_BINS) $(STEP_BINS) $(LAB_BINS)
+# The GPU architecture. Without ARCH, every command builds for the default: the GPU visible now
+# ("native"), or 90 without one, the same choice as CMakeLists.txt. `make ARCH=80 step01` builds
+# for 80 and the next plain `make` goes back to the default (export ARCH=80 to keep 80).
+# The build folder is reconfigured whenever it was set up for another architecture.
+ARCH ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo native || echo 90)
+CACHED_ARCH := $(shell sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' $(BUILD)/CMakeCache.txt 2>/dev/null)
+CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CUDA_ARCHITECTURES=$(ARCH)"
+ifeq ($(CACHED_ARCH),$(ARCH))
+  CONFIGURED := $(BUILD)/CMakeCache.txt
+else
+  CONFIGURED := configure
+endif
+
+# ctest, then one line: how many GPU tests ran and were skipped and why, and the same for the
+# CPU tests (docs and plots skip without Doxygen or matplotlib). The exit code is ctest's.
+JUNIT = $(abspath $(BUILD))/Testing/results.xml
+define run_ctest
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --output-junit $(JUNIT) $(1); rc=$$?; \
+	  cd $(CURDIR) && { python3 scripts/test_summary.py $(BUILD) $(JUNIT) 2>/dev/null || \
+	  echo "(install python3 for the summary of GPU and CPU tests)"; }; exit $$rc
+endef
+
+.PHONY: help configure all test test-cpu test-gpu sanitize profile bench plots docs grade deps \
+        clean $(TOOL_BINS) $(STEP_BINS) $(LAB_BINS) $(EX_TARGETS)
 
 help:
 	@echo "The transpose course. Targets:"
 	@echo "  make stepNN        build lesson NN and copy ./stepNN here (steps: $(STEP_BINS))"
 	@echo "  make stepNN-lab    build step NN's lab and copy ./stepNN-lab here (labs: $(LAB_BINS))"
-	@echo "  make all           build every step, tool and test"
+	@echo "  make exNN          build exercise NN as you wrote it and run its tests ($(EX_TARGETS))"
+	@echo "  make all           build every step, lab, tool and test"
 	@echo "  make test          build everything and run all tests (ctest; GPU tests skip without a GPU)"
 	@echo "  make test-cpu      run only the tests that need no GPU"
 	@echo "  make test-gpu      run only the GPU tests"
-	@echo "  make sanitize      run the GPU tests under compute-sanitizer (memcheck, racecheck, synccheck, initcheck)"
+	@echo "  make sanitize      run the GPU tests under compute-sanitizer (memcheck, racecheck,"
+	@echo "                     synccheck, initcheck), JOBS of them at a time"
 	@echo "  make profile STEP=NN  Nsight Compute counters of step NN (DRAM bytes, sectors, bank conflicts)"
 	@echo "  make bankmap       build ./bankmap, the shared-memory bank model (no GPU needed)"
 	@echo "  make step08_patterns  build ./step08_patterns, step 08's read and write patterns timed apart"
-	@echo "  make bench [SIZES=...] [BENCH_ARGS=...]  every step, lab and answer over a size sweep, 3 runs, into plots/data/bench.csv"
+	@echo "  make bench [SIZES=...]  run every step over a size sweep into plots/data/bench.csv"
 	@echo "  make plots         redraw the figures and the README/lesson tables from plots/data"
 	@echo "  make docs          build the Doxygen site into $(BUILD)/docs/html"
-	@echo "  make grade SUBMISSION=dir [OUT=dir] [HIDDEN=dir]  grade a student's exercises"
+	@echo "  make grade SUBMISSION=dir [EXERCISES=01_rectangular,...] [OUT=dir] [HIDDEN=dir]"
+	@echo "                     grade a student's exercises (all of them, or those named)"
+	@echo "  make deps          install the optional tools: matplotlib, Doxygen (Debian/Ubuntu, pip);"
+	@echo "                     says where to get Nsight Compute and compute-sanitizer if missing"
 	@echo "  make clean         remove the build folder and the copied binaries"
-	@echo "Variables: ARCH=90 (GPU architecture), BUILD=build (build folder), JOBS=N"
+	@echo "Variables: ARCH=90 (GPU architecture, for this command only; default: the visible GPU,"
+	@echo "           else 90), BUILD=build (build folder), JOBS=N (parallel jobs, default: cores)"
 
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) $(GENERATOR) $(CMAKE_FLAGS)
 
 configure:
+	@$(if $(CACHED_ARCH),echo "make: building for ARCH=$(ARCH) ($(BUILD) was set up for $(CACHED_ARCH))")
 	cmake -S . -B $(BUILD) $(GENERATOR) $(CMAKE_FLAGS)
 
-# Re-run the configure step when ARCH is given, so `make ARCH=80 step01` takes effect.
-$(STEP_BINS) $(LAB_BINS) $(TOOL_BINS): $(if $(ARCH),configure,$(BUILD)/CMakeCache.txt)
+$(STEP_BINS) $(LAB_BINS) $(TOOL_BINS): $(CONFIGURED)
 	cmake --build $(BUILD) --target $@ -j $(JOBS)
 	cp $(BUILD)/bin/$@ ./$@
 
-all: $(if $(ARCH),configure,$(BUILD)/CMakeCache.txt)
+# An exercise's own test binary only (seconds, not the whole course), run directly so that the
+# reader sees every test by name; the GPU tests skip without a GPU.
+$(EX_TARGETS): $(CONFIGURED)
+	cmake --build $(BUILD) --target test_$@_exercise -j $(JOBS)
+	$(BUILD)/bin/test_$@_exercise
+
+all: $(CONFIGURED)
 	cmake --build $(BUILD) -j $(JOBS)
 
 test: all
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	$(call run_ctest,)
 
 test-cpu: all
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L cpu
+	$(call run_ctest,-L cpu)
 
 test-gpu: all
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L gpu -LE large
+	$(call run_ctest,-L gpu -LE large)
 
 sanitize: all
-	bash scripts/sanitize.sh $(BUILD)
+	JOBS=$(JOBS) bash scripts/sanitize.sh $(BUILD)
 
 profile: $(if $(STEP),step$(STEP),)
 	@test -n "$(STEP)" || { echo "usage: make profile STEP=NN" >&2; exit 2; }
 	bash scripts/profile.sh $(STEP)
 
-# The device is checked before anything is built: without one, one line and no build.
-# BENCH_ARGS passes more options to plots/bench.py, e.g. BENCH_ARGS="--part 1/2".
-bench:
-	@python3 plots/bench.py --check-device
-	@$(MAKE) --no-print-directory all
-	python3 plots/bench.py --build $(BUILD) $(if $(SIZES),--sizes $(SIZES)) $(BENCH_ARGS)
+bench: all
+	python3 plots/bench.py --build $(BUILD) $(if $(SIZES),--sizes $(SIZES))
 
 plots:
 	python3 plots/make_plots.py
 
-docs:
-	cmake -S . -B $(BUILD) $(GENERATOR) $(CMAKE_FLAGS) >/dev/null
+docs: $(CONFIGURED)
+	cmake -S . -B $(BUILD) >/dev/null
 	cmake --build $(BUILD) --target docs
 
 grade:
-	@test -n "$(SUBMISSION)" || { echo "usage: make grade SUBMISSION=dir [OUT=dir] [HIDDEN=dir]" >&2; exit 2; }
+	@test -n "$(SUBMISSION)" || { echo "usage: make grade SUBMISSION=dir [EXERCISES=01_rectangular,...] [OUT=dir] [HIDDEN=dir]" >&2; exit 2; }
 	python3 exercises/grader/grade.py --submission "$(SUBMISSION)" \
-	  $(if $(OUT),--out "$(OUT)") $(if $(HIDDEN),--hidden "$(HIDDEN)") --build-arch "$(ARCH)"
+	  $(if $(EXERCISES),--exercises "$(EXERCISES)") \
+	  $(if $(OUT),--out "$(OUT)") $(if $(HIDDEN),--hidden "$(HIDDEN)") \
+	  $(if $(filter-out file,$(origin ARCH)),--build-arch "$(ARCH)")
+
+deps:
+	bash scripts/deps.sh
 
 clean:
 	rm -rf $(BUILD) $(STEP_BINS) $(LAB_BINS) $(TOOL_BINS)
