@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Doxygen's input filter for the Markdown pages (FILTER_PATTERNS in Doxyfile.in).
+
+    python3 docs/md_filter.py PAGE.md     (doxygen runs it on every page; writes to stdout)
+
+The pages are written for GitHub: links are relative to the page's own folder, headings are
+reached by GitHub's anchors (#what-changed-since-step-01), folders and source files are linked
+as they are. The site is flat, so this rewrites each link to where the site has it:
+
+  - a page (any .md of the course, which are all in the site) -> `@ref` to the page's label, and
+    an anchor to the label of that heading; this filter gives every page and every heading its
+    label, the page's path ("steps_02_tiled_readme"; README.md is the main page, "index") and
+    the page's label + "-" + GitHub's anchor of the heading;
+  - a source or data file -> its browsable copy, src/<path>.html (docs/site.py writes it, with a
+    line anchor per line: "#L12" works as on GitHub);
+  - a folder -> its README.md, or its only page (a lab's LAB.md), or else a listing of the folder
+    (src/<path>/index.html, also written by docs/site.py);
+  - a figure ("../../plots/figures/x.png") -> "plots/figures/x.png": doxygen finds an image only
+    by a path that ends its real path under IMAGE_PATH.
+
+A link that leads nowhere is left as it is, so that the link check of the built site (site.py
+--check) names it. Code blocks and `code spans` are not touched, and no line is added or removed
+(doxygen's warnings keep their line numbers).
+"""
+
+import os
+import re
+import sys
+import unicodedata
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SKIP_DIRS = re.compile(r"^(build.*|\..*|__pycache__|node_modules)$")
+
+
+def page_label(rel):
+    """The label of the page at @p rel (a path from the root): README.md is the main page."""
+    if rel == "README.md":
+        return "index"
+    return re.sub(r"[^a-z0-9]+", "_", rel[:-3].lower()).strip("_")
+
+
+def github_anchor(heading):
+    """GitHub's anchor of a heading's text: markup dropped, lower case, punctuation removed,
+    spaces to hyphens."""
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", heading)  # a link keeps its text
+    text = re.sub(r"<[^>]+>", "", text)  # inline HTML
+    text = text.replace("`", "").lower()
+    text = "".join(c for c in text if c in " -_" or unicodedata.category(c)[0] in "LN")
+    return text.replace(" ", "-")
+
+
+def in_tree(path):
+    """True when @p path (absolute, normalized) is inside the course and not in a build folder."""
+    rel = os.path.relpath(path, ROOT)
+    if rel == ".":
+        return True
+    if rel.startswith(".."):
+        return False
+    return not any(SKIP_DIRS.match(part) for part in rel.split(os.sep))
+
+
+def folder_target(path):
+    """Where a link to the folder @p path goes: its README.md, its only page, or its listing."""
+    if os.path.isfile(os.path.join(path, "README.md")):
+        return ("page", os.path.join(path, "README.md"))
+    pages = sorted(f for f in os.listdir(path) if f.endswith(".md"))
+    if len(pages) == 1:
+        return ("page", os.path.join(path, pages[0]))
+    return ("listing", path)
+
+
+def rewrite_url(url, page_dir, own_label):
+    """The site's URL for the Markdown link target @p url of a page in @p page_dir."""
+    if re.match(r"^[a-z][a-z0-9+.-]*:", url, re.I) or url.startswith("@ref"):
+        return url  # http:, mailto:, ... or already a reference
+    path, _, anchor = url.partition("#")
+    if not path:  # "#anchor": a heading of this page
+        return "@ref %s-%s" % (own_label, anchor) if anchor else url
+    target = os.path.normpath(os.path.join(page_dir, path))
+    if not in_tree(target) or not os.path.exists(target):
+        return url  # the link check will name it
+    rel = os.path.relpath(target, ROOT).replace(os.sep, "/")
+    if os.path.isdir(target):
+        kind, where = folder_target(target)
+        if kind == "listing":
+            return "src/index.html" if rel == "." else "src/%s/index.html" % rel
+        target, rel = where, os.path.relpath(where, ROOT).replace(os.sep, "/")
+    if rel.endswith(".md"):
+        label = page_label(rel)
+        return "@ref %s-%s" % (label, anchor) if anchor else "@ref " + label
+    if rel.startswith("plots/figures/") and rel.endswith(".png"):
+        return rel
+    return "src/%s.html%s" % (rel, "#" + anchor if anchor else "")
+
+
+LINK = re.compile(r"\]\(\s*([^()\s]+)(\s+\"[^\"]*\")?\s*\)")
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def rewrite_links(text, page_dir, own_label):
+    """@p text (outside code blocks) with every link target rewritten; code spans untouched."""
+    parts = re.split(r"(`+[^`]*`+)", text)
+    for i in range(0, len(parts), 2):  # the even parts are outside code spans
+        parts[i] = LINK.sub(lambda m: "](%s%s)" % (rewrite_url(m.group(1), page_dir, own_label),
+                                                   m.group(2) or ""), parts[i])
+    return "".join(parts)
+
+
+def filter_page(path, text):
+    """The page at @p path as doxygen should read it."""
+    rel = os.path.relpath(os.path.abspath(path), ROOT).replace(os.sep, "/")
+    label = page_label(rel)
+    page_dir = os.path.dirname(os.path.abspath(path))
+    out, prose, in_fence, seen, first_heading = [], [], False, {}, True
+
+    def flush():
+        if prose:
+            out.append(rewrite_links("".join(prose), page_dir, label))
+            prose.clear()
+
+    for line in text.splitlines(keepends=True):
+        if FENCE.match(line):
+            flush()
+            in_fence = not in_fence
+            out.append(line)
+            continue
+        if in_fence:
+            out.append(line)
+            continue
+        m = HEADING.match(line)
+        if m and "{#" not in line:
+            flush()
+            heading = rewrite_links(m.group(2), page_dir, label)
+            if first_heading and len(m.group(1)) == 1:
+                # The title: its label names the page (the main page is named by doxygen).
+                tag = "" if label == "index" else " {#%s}" % label
+            else:
+                anchor = github_anchor(m.group(2))
+                n = seen.get(anchor, 0)
+                seen[anchor] = n + 1
+                tag = " {#%s-%s}" % (label, anchor if n == 0 else "%s-%d" % (anchor, n))
+            first_heading = False
+            out.append("%s %s%s%s" % (m.group(1), heading, tag, "\n" if line.endswith("\n") else ""))
+            continue
+        prose.append(line)
+    flush()
+    return "".join(out)
+
+
+def main():
+    path = sys.argv[1]
+    with open(path, encoding="utf-8") as f:
+        sys.stdout.write(filter_page(path, f.read()))
+
+
+if __name__ == "__main__":
+    main()
