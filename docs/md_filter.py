@@ -148,7 +148,44 @@ def filter_page(path, text):
     return "".join(out)
 
 
+def self_test():
+    """Checks the rewriting on links to files of the course that do not move (`--self-test`, a
+    CPU test that needs no doxygen)."""
+    page = os.path.join(ROOT, "exercises", "01_rectangular")  # a page in this folder
+    cases = [
+        ("../README.md#how-to-work", "@ref exercises_readme-how-to-work"),
+        ("../../README.md", "@ref index"),
+        ("#the-task", "@ref p-the-task"),
+        ("../../common/harness.cu#L10", "src/common/harness.cu.html#L10"),
+        ("../../docs/", "src/docs/index.html"),
+        ("../../exercises/", "@ref exercises_readme"),
+        ("../../plots/figures/progression.png", "plots/figures/progression.png"),
+        ("https://example.com/a.md", "https://example.com/a.md"),
+        ("no-such-file.cu", "no-such-file.cu"),
+    ]
+    failed = [(url, rewrite_url(url, page, "p"), want) for url, want in cases
+              if rewrite_url(url, page, "p") != want]
+    anchors = [("Step 01 — the naive `transpose`", "step-01--the-naive-transpose"),
+               ("1. 32x32 against 64x64: [bytes](x.md) in flight?", "1-32x32-against-64x64-bytes-in-flight"),
+               ("What_to try, (now)", "what_to-try-now")]
+    failed += [(h, github_anchor(h), want) for h, want in anchors if github_anchor(h) != want]
+    text = filter_page(os.path.join(page, "x.md"),
+                       "# Title\n\n## Try it\n`[a](b.cu)` [c](../../README.md)\n```\n"
+                       "## not a heading [d](e.cu)\n```\n## Try it\n")
+    want = ("# Title {#exercises_01_rectangular_x}\n\n## Try it {#exercises_01_rectangular_x-try-it}\n"
+            "`[a](b.cu)` [c](@ref index)\n```\n## not a heading [d](e.cu)\n```\n"
+            "## Try it {#exercises_01_rectangular_x-try-it-1}\n")
+    if text != want:
+        failed.append(("a whole page", text, want))
+    for what, got, want in failed:
+        print("md_filter: %r gave %r, wanted %r" % (what, got, want))
+    print("md_filter: %s" % ("FAILED" if failed else "ok"))
+    return 1 if failed else 0
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        sys.exit(self_test())
     path = sys.argv[1]
     with open(path, encoding="utf-8") as f:
         sys.stdout.write(filter_page(path, f.read()))
