@@ -2,16 +2,19 @@
 """Self-test of the exercise grader (Python standard library only).
 
     python3 exercises/grader/selftest.py            no GPU needed (run by `make test`, label cpu)
-    python3 exercises/grader/selftest.py --gpu      on a machine with a CUDA device
-    python3 exercises/grader/selftest.py --unit     the fast checks only (a few seconds)
+    python3 exercises/grader/selftest.py --gpu      on a machine with a CUDA device, as root
+    python3 exercises/grader/selftest.py --unit     the fast checks only (seconds)
 
-1. Unit checks of grade.py's pieces and of the manifest against the test sources.
+1. Unit checks of grade.py's and sandbox.py's pieces, and of the manifest against the course's
+   test sources and the judge's checks. As root, the sandbox itself: an orphan that holds the
+   output, a time limit, the course hidden, writes outside the scratch space refused.
 2. Grades each case of testdata/ (a submission made of the solutions or the skeletons, with some
-   files replaced or removed: see testdata/README.md) and checks the entries it expects. Without
-   --gpu the grader runs with --no-gpu and only the expectations for that mode are checked; with
-   --gpu the GPU expectations too (the solutions must score 100%, each mutant must fail the tests
-   it is meant to fail). All cases share one staged build, so each compiles only what changed.
-Prints a summary table and exits 1 on any unexpected outcome.
+   files replaced or removed: testdata/README.md) and checks the entries it expects. Without
+   --gpu the grader runs with --no-gpu and the cases' "cpu" and "both" expectations are checked;
+   with --gpu only the cases that have "gpu" expectations run, with those and "both". Hostile
+   cases also check what must not have happened (a file written outside the sandbox, a
+   results.json rewritten after the grader ended). All cases share one staged build.
+Prints one line per case and a verdict table at the end; exits 1 on any unexpected outcome.
 """
 
 import argparse
@@ -32,42 +35,56 @@ TESTDATA = GRADER_DIR / "testdata"
 sys.path.insert(0, str(GRADER_DIR))
 sys.dont_write_bytecode = True  # no __pycache__ in the course's folders
 import grade  # noqa: E402  (the module under test)
+import sandbox  # noqa: E402
 
 # ---------------------------------------------------------------------------------------------
 # Unit checks
 
 
 def unit_checks():
-    """[(name, ok, detail)] of fast checks that need no compiler and no GPU."""
+    """[(name, ok, detail)] of fast checks that need no GPU."""
     out = []
 
     def check(name, ok, detail=""):
         out.append((name, bool(ok), detail))
 
     m = grade.load_manifest(GRADER_DIR / "manifest.json")
-    total = sum(t["points"] for ex in m["exercises"] for t in ex["tests"]) + \
-        sum(ex.get("sanitizer", {}).get("points", 0) for ex in m["exercises"])
-    check("manifest: points add up to 100", total == 100, "total %s" % total)
-    names = [t["name"] for ex in m["exercises"] for t in ex["tests"]]
-    check("manifest: test names are unique", len(names) == len(set(names)))
-    vis = {t.get("visibility", "visible") for ex in m["exercises"] for t in ex["tests"]}
+    points = [e["points"] for ex in m["exercises"] for e in ex["entries"]] + \
+        [ex.get("sanitizer", {}).get("points", 0) for ex in m["exercises"]]
+    check("manifest: points add up to 100", sum(points) == 100, "total %s" % sum(points))
+    names = [e["name"] for ex in m["exercises"] for e in ex["entries"]]
+    check("manifest: entry names are unique", len(names) == len(set(names)))
+    vis = {e.get("visibility", "visible") for ex in m["exercises"] for e in ex["entries"]}
     vis.add(m["hidden_tests"].get("visibility", "after_published"))
     check("manifest: visibilities are Gradescope's", vis <= {"visible", "hidden", "after_due_date",
                                                             "after_published"}, str(vis))
+    registry = (GRADER_DIR / "judge" / "cpu_checks.hpp").read_text()
     for ex in m["exercises"]:
         check("manifest %s: checks exist" % ex["id"], all(c in m["checks"] for c in ex["checks"]))
         for f in ex["files"]:
             for tree in ("exercises", "solutions"):
                 check("%s/%s/%s exists" % (tree, ex["id"], f),
                       (COURSE_DIR / tree / ex["id"] / f).is_file())
-        # The manifest lists exactly the tests of the exercise's test file(s).
+        # Every test of the course's test file is an entry, and every entry that names one exists.
         tests_dir = COURSE_DIR / "exercises" / ex["id"] / "tests"
         sources = "".join(p.read_text() for p in tests_dir.glob("test_*.cu"))
         in_source = {"%s.%s" % s for s in re.findall(r"^TEST\((\w+),\s*(\w+)\)", sources, re.M)}
-        in_manifest = {t["name"] for t in ex["tests"]}
-        check("manifest %s: lists every test of the test file" % ex["id"], in_source == in_manifest,
+        in_manifest = {e["name"] for e in ex["entries"] if not e["name"].startswith("Grader.")}
+        check("manifest %s: an entry for every test of the test file" % ex["id"],
+              in_source == in_manifest,
               "only in source: %s; only in manifest: %s" % (sorted(in_source - in_manifest),
                                                             sorted(in_manifest - in_source)))
+        for e in ex["entries"]:
+            if e["kind"] == "check":
+                check("manifest %s: the judge knows check %s" % (ex["id"], e["check"]),
+                      '"%s"' % e["check"] in registry)
+            if e["kind"] == "gpu":
+                check("manifest %s: %s has problems" % (ex["id"], e["name"]),
+                      "shapes" in e or "random" in e)
+            check("manifest %s: %s is a GPU test exactly when its name says so"
+                  % (ex["id"], e["name"]),
+                  e["name"].startswith("Grader.") or (e["kind"] == "gpu") == grade.is_gpu_test(
+                      e["name"]))
 
     src = ('// cublasSgeam in a comment\n#include "ex01.cuh"\n'
            'const char* s = "cublas"; /* new */ int x = 1\'000;\n'
@@ -86,6 +103,9 @@ def unit_checks():
     alloc = grade.source_findings("f.cu", src, m["checks"]["no_allocation"]["source"])
     check("source check: new is found in code, not in a comment",
           [f.split(":")[1] for f in alloc] == ["5"], "\n".join(alloc))
+    tile = grade.source_findings("s.cu", "extern __shared__ float t[];\n// extern __shared__\n",
+                                 m["checks"]["static_tile"]["source"])
+    check("source check: dynamic shared memory is found", len(tile) == 1, "\n".join(tile))
 
     listing = ("Ex01.\n  Square\n  Tall\nCpuEx01Launcher.\n  Refuses\n"
                "Param/Suite.\n  Test/0  # GetParam() = 4\n")
@@ -112,6 +132,11 @@ def unit_checks():
     check("symbol check: operator new is found", len(und) == 1 and "operator new" in und[0])
     big = grade.static_size_findings("o", syms, m["checks"]["no_allocation"]["max_static_bytes"])
     check("static memory check: a 1 MiB array is found", len(big) == 1 and "1048576" in big[0])
+    check("sanitizer summaries are read",
+          grade.sanitizer_errors("========= ERROR SUMMARY: 0 errors\n")[0] == 0 and
+          grade.sanitizer_errors("========= RACECHECK SUMMARY: 3 hazards displayed (2 errors, 1 "
+                                 "warning)\n")[0] == 2 and
+          grade.sanitizer_errors("garbage")[0] is None)
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -132,19 +157,31 @@ def unit_checks():
               ran.timed_out and time.monotonic() - start < 10)
 
         r = grade.Results()
+        r.titles["01_rectangular"] = "Exercise 1 (rectangular)"
+        long_name = "Exercise 1 (rectangular) | random shapes, sides not multiples of 32"
         r.add("01_rectangular", "test", "a | b", 2, True, "ok", "passed", gtest="A.B")
-        r.add("01_rectangular", "test", "a | c", 3, False, "not graded: no CUDA device",
-              "not_graded")
+        r.add("01_rectangular", "test", long_name, 3, False, "not graded: no CUDA device",
+              grade.NOT_GRADED, tags=["gpu"])
         r.add("01_rectangular", "test", "a | d", 1, False, "mismatch <&>", "failed")
         r.write(root / "out", 1.0)
         doc = json.loads((root / "out" / "results.json").read_text())
         check("results.json: Gradescope fields", doc["score"] == 2 and all(
-            set(t) >= {"name", "score", "max_score", "status", "output", "visibility", "tags",
+            set(t) >= {"name", "score", "max_score", "output", "visibility", "tags",
                        "extra_data"} for t in doc["tests"]))
+        ng = doc["tests"][1]
+        check("results.json: an entry not graded has no pass/fail status, says so, scores 0",
+              "status" not in ng and ng["output"].startswith("not graded") and ng["score"] == 0
+              and ng["extra_data"]["outcome"] == "not_graded"
+              and doc["tests"][2]["status"] == "failed")
         import xml.etree.ElementTree as ET
         junit = ET.parse(root / "out" / "junit.xml").getroot()
         check("junit.xml: one failure, one skipped",
               junit.get("failures") == "1" and len(junit.findall(".//skipped")) == 1)
+        table = r.summary()
+        check("the table keeps whole names and says 'not graded'",
+              long_name in table and "not graded" in table.splitlines()[2], table)
+        check("per-exercise subtotal with the points not graded",
+              "Exercise 1 (rectangular): 2 of 6 points, 3 not graded" in table, table)
 
     for case in sorted(TESTDATA.iterdir()):
         if not (case / "case.json").is_file():
@@ -154,8 +191,52 @@ def unit_checks():
         allowed = {Path(ex["id"], f) for ex in m["exercises"] for f in ex["files"]}
         check("testdata %s: valid case" % case.name,
               c.get("base") in ("solutions", "skeletons") and set(files) <= allowed
-              and set(c.get("expect", {})) <= {"cpu", "gpu", "both"},
+              and set(c.get("expect", {})) <= {"cpu", "gpu", "both"}
+              and set(c.get("args", {})) <= {"cpu", "gpu", "both"},
               "files %s" % files)
+    out += sandbox_checks()
+    return out
+
+
+def sandbox_checks():
+    """The sandbox itself, as root (it isolates nothing otherwise)."""
+    out = []
+    if os.geteuid() != 0:
+        return [("sandbox: not root, so not checked (run the self-test as root)", True, "")]
+    box = sandbox.Sandbox.create(hide=[str(COURSE_DIR)])
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        os.chmod(tmp, 0o755)
+        private = tmp / "private"
+        private.mkdir(mode=0o700)
+        marker = tmp / "outside"
+        start = time.monotonic()
+        # An orphan in its own session that holds the output, and a write outside the scratch.
+        ran = box.run(["/bin/sh", "-c",
+                       "(setsid sleep 300 &); echo written > %s; ls %s; echo done" % (
+                           marker, COURSE_DIR)],
+                      timeout=30, log=private / "log", private=private)
+        took = time.monotonic() - start
+        out.append(("sandbox (%s): an orphan holding the output does not stall the run"
+                    % box.level, took < 10, "took %.1f s" % took))
+        out.append(("sandbox (%s): the command's exit and output are reported" % box.level,
+                    ran.rc == 0 and "done" in ran.output, ran.output[-300:]))
+        leftovers = subprocess.run(["pgrep", "-f", "sleep 300"], capture_output=True, text=True)
+        out.append(("sandbox (%s): nothing outlives the run" % box.level,
+                    leftovers.stdout.strip() == "" or box.level == sandbox.NONE,
+                    leftovers.stdout))
+        if box.level == sandbox.NAMESPACES:
+            out.append(("sandbox: a write outside the scratch space is refused",
+                        not marker.exists(), ran.output[-300:]))
+            out.append(("sandbox: the course is hidden",
+                        "grader" not in ran.output and "solutions" not in ran.output,
+                        ran.output[-300:]))
+        start = time.monotonic()
+        ran = box.run(["/bin/sh", "-c", "sleep 100 & sleep 100"], timeout=1,
+                      log=private / "log", private=private)
+        out.append(("sandbox (%s): the time limit holds" % box.level,
+                    ran.timed_out and time.monotonic() - start < 6,
+                    "%.1f s" % (time.monotonic() - start)))
     return out
 
 
@@ -163,13 +244,16 @@ def unit_checks():
 # Cases
 
 
-def load_cases(selected):
+def load_cases(selected, mode):
     cases = []
     for d in sorted(TESTDATA.iterdir()):
         if (d / "case.json").is_file() and (not selected or d.name in selected):
             c = json.loads((d / "case.json").read_text())
             c["name"], c["dir"] = d.name, d
-            cases.append(c)
+            runs = "gpu" in c["expect"] if mode == "gpu" else \
+                ("cpu" in c["expect"] or "both" in c["expect"])
+            if runs or d.name in selected:
+                cases.append(c)
     # The solutions first (the full build), the skeletons last: each case then recompiles only
     # the files it changes.
     order = {"solutions": 0, "skeletons": 2}
@@ -218,8 +302,9 @@ def select(tests, sel):
 
 def entry_meets(t, exp):
     why = []
-    if "status" in exp and t["status"] != exp["status"]:
-        why.append("status %s" % t["status"])
+    state = grade.Results.state(t)
+    if "status" in exp and state != exp["status"]:
+        why.append("status %s" % state)
     outcomes = exp.get("outcome")
     if isinstance(outcomes, str):
         outcomes = [outcomes]
@@ -236,6 +321,8 @@ def entry_meets(t, exp):
         want = t["max_score"] if exp["score"] == "max" else exp["score"]
         if abs(t["score"] - want) > 1e-6:
             why.append("score %g" % t["score"])
+    if "max_seconds" in exp and t["extra_data"].get("seconds", 0) > exp["max_seconds"]:
+        why.append("took %s s" % t["extra_data"].get("seconds"))
     return why
 
 
@@ -246,31 +333,48 @@ def describe(exp):
         return "any of: " + " | ".join(describe(e) for e in exp["any"])
     if "score_below_max" in exp:
         return "%s scores below its maximum" % exp["score_below_max"]
-    if "no_unlisted_tests" in exp:
-        return "no test outside the manifest"
+    if "results_clean" in exp:
+        return "results.json still the grader's %g s later" % exp["results_clean"]
+    if "files_absent" in exp:
+        return "no file written outside the sandbox (%d places)" % len(exp["files_absent"])
     sel = ",".join("%s=%s" % kv for kv in exp["entry"].items()) or "every entry"
     want = [("absent" if exp.get("absent") else "")] + \
-        ["%s=%s" % (k, exp[k]) for k in ("status", "outcome", "score", "visibility") if k in exp]
+        ["%s=%s" % (k, exp[k]) for k in ("status", "outcome", "score", "visibility",
+                                         "max_seconds") if k in exp]
     if exp.get("some"):
         want.append("(at least one)")
     return "[%s] %s" % (sel, " ".join(w for w in want if w))
 
 
-def evaluate(exp, doc):
+def expand(path, work, case_name):
+    return Path(path.format(work=work, stage=work / "stage", course=COURSE_DIR,
+                            results=work / "results" / case_name))
+
+
+def evaluate(exp, doc, ctx):
     """(ok, detail, example output) of one expectation against a results.json document."""
     tests = doc["tests"]
     if "total" in exp:
         want = doc["extra_data"]["max_score"] if exp["total"] == "max" else exp["total"]
         return abs(doc["score"] - want) < 1e-6, "score %g (want %g)" % (doc["score"], want), ""
-    if "no_unlisted_tests" in exp:
-        extra = doc["extra_data"].get("unlisted_tests")
-        return not extra, "unlisted: %s" % extra if extra else "", ""
     if "score_below_max" in exp:
         mine = [t for t in tests if t["extra_data"]["exercise"] == exp["score_below_max"]]
         got, top = sum(t["score"] for t in mine), sum(t["max_score"] for t in mine)
         return got < top, "%g / %g" % (got, top), ""
+    if "results_clean" in exp:
+        time.sleep(exp["results_clean"])
+        text = (ctx["results"] / "results.json").read_text()
+        try:
+            again = json.loads(text)
+        except ValueError:
+            return False, "results.json no longer parses", text[:200]
+        ok = "FORGED" not in text and again["score"] == doc["score"]
+        return ok, "" if ok else "results.json was rewritten", "" if ok else text[:200]
+    if "files_absent" in exp:
+        found = [str(p) for p in ctx["absent"] if p.exists()]
+        return not found, "written: %s" % ", ".join(found) if found else "", ""
     if "any" in exp:
-        results = [evaluate(e, doc) for e in exp["any"]]
+        results = [evaluate(e, doc, ctx) for e in exp["any"]]
         ok = any(r[0] for r in results)
         example = next((r[2] for r in results if r[0]), results[0][2])
         return ok, "; ".join(r[1] for r in results if r[1]), example
@@ -310,6 +414,11 @@ def run_case(case, args, manifest, work, mode):
     sub = work / "submissions" / case["name"]
     out = work / "results" / case["name"]
     make_submission(case, manifest, sub)
+    absent = [expand(p, work, case["name"]) for exp in case["expect"].values() for e in exp
+              if "files_absent" in e for p in e["files_absent"]]
+    for p in absent:  # left by an earlier run without isolation
+        if p.is_file():
+            p.unlink()
     cmd = [sys.executable, str(GRADER_DIR / "grade.py"), "--submission", str(sub),
            "--out", str(out), "--stage", str(work / "stage"), "--quiet",
            "--build-arch", args.build_arch or ""]
@@ -319,7 +428,7 @@ def run_case(case, args, manifest, work, mode):
         cmd += ["--exercises", ",".join(case["exercises"])]
     if (case["dir"] / "hidden").is_dir():
         cmd += ["--hidden", str(case["dir"] / "hidden")]
-    cmd += case.get("grade_args", [])
+    cmd += case.get("args", {}).get("both", []) + case.get("args", {}).get(mode, [])
     for a in args.cmake_arg or []:
         cmd.append("--cmake-arg=" + a)
     if args.jobs:
@@ -338,8 +447,9 @@ def run_case(case, args, manifest, work, mode):
     errors = [t for t in doc["tests"] if t["extra_data"]["outcome"] == "grader_error"]
     checks.append((not errors, "grader error" if errors else "",
                    first_line(errors[0]["output"]) if errors else "", "no grader error", False))
+    ctx = {"results": out, "absent": absent}
     for exp in expectations:
-        ok, detail, example = evaluate(exp, doc)
+        ok, detail, example = evaluate(exp, doc, ctx)
         checks.append((ok, detail, example, describe(exp), expects_failure(exp)))
     return seconds, doc, checks
 
@@ -347,7 +457,7 @@ def run_case(case, args, manifest, work, mode):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--gpu", action="store_true",
-                    help="a CUDA device is here: check the GPU expectations")
+                    help="a CUDA device is here: the cases' GPU expectations")
     ap.add_argument("--unit", action="store_true", help="only the fast unit checks")
     ap.add_argument("--work", default=str(COURSE_DIR / "build-grade" / "selftest"),
                     help="work folder (staged build, submissions, results); kept between runs")
@@ -360,6 +470,7 @@ def main():
     args = ap.parse_args()
 
     failures = 0
+    total_start = time.monotonic()
     units = unit_checks()
     bad_units = [u for u in units if not u[1]]
     print("unit checks: %d passed, %d failed" % (len(units) - len(bad_units), len(bad_units)))
@@ -373,13 +484,16 @@ def main():
     manifest = grade.load_manifest(GRADER_DIR / "manifest.json")
     work = Path(args.work).resolve()
     work.mkdir(parents=True, exist_ok=True)
-    cases = [c for c in load_cases([c for c in args.cases.split(",") if c])
-             if "both" in c["expect"] or mode in c["expect"]]
+    isolated = os.geteuid() == 0
+    cases = load_cases([c for c in args.cases.split(",") if c], mode)
     rows = []
-    total_start = time.monotonic()
-    print("%-28s %-9s %-7s %-10s %5s  %s" % ("case (%s mode)" % mode, "score", "checks", "verdict",
+    print("%-26s %-9s %-7s %-10s %5s  %s" % ("case (%s mode)" % mode, "score", "checks", "verdict",
                                              "time", "example message"))
     for case in cases:
+        if case.get("needs_isolation") and not isolated:
+            rows.append((case["name"], "-", "-", "skipped", "-", "needs root (isolation)"))
+            print("%-26s %-9s %-7s %-10s %5s  %s" % rows[-1])
+            continue
         seconds, doc, checks = run_case(case, args, manifest, work, mode)
         bad = [c for c in checks if not c[0]]
         failures += len(bad)
@@ -387,9 +501,8 @@ def main():
         example = next((c[2] for c in checks if c[4] and c[2]), "") or \
             next((c[2] for c in checks if c[2]), "")
         rows.append((case["name"], score, "%d/%d" % (len(checks) - len(bad), len(checks)),
-                     "ok" if not bad else "UNEXPECTED", "%.0fs" % seconds, example))
-        print("%-28s %-9s %-7s %-10s %5s  %s" % (rows[-1][0], rows[-1][1], rows[-1][2], rows[-1][3],
-                                                 rows[-1][4], rows[-1][5][:90]), flush=True)
+                     "ok" if not bad else "UNEXPECTED", "%.0fs" % seconds, example[:90]))
+        print("%-26s %-9s %-7s %-10s %5s  %s" % rows[-1], flush=True)
         for ok, detail, example, what, _ in checks:
             if not ok or args.verbose:
                 print("      %s %s%s" % ("ok  " if ok else "FAIL", what,
@@ -397,8 +510,13 @@ def main():
                 if not ok and example:
                     print("           e.g. %s" % example[:160])
 
-    print("\nmode %s, %d cases in %.0f s: %s" % (
-        mode, len(cases), time.monotonic() - total_start,
+    print("\nVerdicts (%s mode, %d cases, %.0f s):" % (mode, len(cases),
+                                                      time.monotonic() - total_start))
+    print("  %-26s %-9s %-7s %-10s %s" % ("case", "score", "checks", "verdict", "time"))
+    for r in rows:
+        print("  %-26s %-9s %-7s %-10s %s" % r[:5])
+    print("unit checks: %d/%d; cases: %s" % (
+        len(units) - len(bad_units), len(units),
         "all as expected" if not failures else "%d UNEXPECTED outcomes" % failures))
     return 1 if failures else 0
 

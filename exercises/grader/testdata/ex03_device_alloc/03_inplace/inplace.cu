@@ -1,68 +1,88 @@
-// CHEATING SUBMISSION (exercise 3): not in place at all: it allocates a second matrix, copies
-// the input there and transposes back into `data`.
-// Expected: the static checks find cudaMalloc and cudaMemcpy (source and object symbols), and
-// exercise 3 scores 0 without running its tests.
+// BROKEN SUBMISSION (exercise 3): allocates a second matrix with cudaMalloc and copies through
+// it, which the exercise forbids. Expected: the static checks find the cudaMalloc and the
+// cudaMemcpyAsync (source and symbols) and zero exercise 3 before anything runs.
 #include "ex03.cuh"
 
 namespace ex03 {
 
-constexpr int kTile = 32;      // tiles of 32 x 32 floats
 constexpr int kBlockRows = 8;  // a block is 32 x 8 threads, so each thread moves 4 tile rows
+
+// One block per tile, blocks numbered along the rows of tiles: block b is tile (b / T, b % T).
+// The blocks below the diagonal have nothing to do (their pair belongs to the block above it);
+// they leave at once, which costs only their launch and keeps the arithmetic that of step 02.
+std::int64_t blocks_for(std::int64_t n) {
+  if (n < 1) return 0;
+  const std::int64_t tiles = (n + kTile - 1) / kTile;
+  return tiles > kMaxBlocks / tiles ? 0 : tiles * tiles;  // n up to 1,482,880
+}
+
+__host__ __device__ TilePair pair_of_block(std::int64_t n, std::int64_t block) {
+  const std::int64_t tiles = (n + kTile - 1) / kTile;
+  const std::int64_t row = block / tiles, col = block % tiles;
+  if (col < row) return {kOutside, kOutside};
+  return {row, col};
+}
+
+__host__ __device__ std::int64_t element_index(std::int64_t n, std::int64_t tile_row,
+                                               std::int64_t tile_col, int i, int j) {
+  const std::int64_t r = tile_row * kTile + i, c = tile_col * kTile + j;
+  return r < n && c < n ? r * n + c : kOutside;
+}
 
 // No __restrict__ on `data`: the kernel reads and writes through the same pointer, and telling
 // the compiler otherwise would allow it to serve the reads from a read-only cache.
-template <int TILE, int BLOCK_ROWS>
 __global__ void transpose_inplace_tiled(float* data, std::int64_t n) {
-  // The grid covers every (tile row, tile column); the blocks below the diagonal have nothing to
-  // do, because their pair belongs to the block above it. They leave at once: half the grid
-  // costs a few microseconds, and the index arithmetic stays that of a 2D grid.
-  if (blockIdx.x < blockIdx.y) return;
-  const bool diagonal = blockIdx.x == blockIdx.y;
+  const TilePair p = pair_of_block(n, blockIdx.x);
+  if (p.row == kOutside) return;  // the whole block leaves: no one waits at its barrier
+  const bool diagonal = p.row == p.col;
 
   // Two tiles, padded (+1) so that the column-wise reads below are conflict-free (step 03).
-  __shared__ float upper[TILE][TILE + 1];  // the tile at rows a0.., columns b0..
-  __shared__ float lower[TILE][TILE + 1];  // its mirror at rows b0.., columns a0..
-  const std::int64_t a0 = static_cast<std::int64_t>(blockIdx.y) * TILE;
-  const std::int64_t b0 = static_cast<std::int64_t>(blockIdx.x) * TILE;
-  const int tx = threadIdx.x;
+  __shared__ float upper[kTile][kTile + 1];  // tile (row, col)
+  __shared__ float lower[kTile][kTile + 1];  // its mirror (col, row)
+  const int tx = threadIdx.x, ty = threadIdx.y;
 
-  for (int i = threadIdx.y; i < TILE; i += BLOCK_ROWS) {
-    if (a0 + i < n && b0 + tx < n) upper[i][tx] = data[(a0 + i) * n + b0 + tx];
-    if (!diagonal && b0 + i < n && a0 + tx < n) lower[i][tx] = data[(b0 + i) * n + a0 + tx];
+  // All of a thread's loads go to registers first, then to the tiles, so that its eight loads
+  // are in flight together (step 05). A diagonal tile is read once.
+  constexpr int kPasses = kTile / kBlockRows;
+  float up[kPasses], low[kPasses];
+#pragma unroll
+  for (int k = 0; k < kPasses; ++k) {
+    const int i = ty + k * kBlockRows;
+    const std::int64_t a = element_index(n, p.row, p.col, i, tx);
+    const std::int64_t b = element_index(n, p.col, p.row, i, tx);
+    if (a != kOutside) up[k] = data[a];
+    if (!diagonal && b != kOutside) low[k] = data[b];
   }
-
+#pragma unroll
+  for (int k = 0; k < kPasses; ++k) {
+    const int i = ty + k * kBlockRows;
+    if (element_index(n, p.row, p.col, i, tx) != kOutside) upper[i][tx] = up[k];
+    if (!diagonal && element_index(n, p.col, p.row, i, tx) != kOutside) lower[i][tx] = low[k];
+  }
   __syncthreads();  // both tiles are in shared memory before anything is overwritten
 
-  // The upper tile, transposed, goes where the lower one was (rows b0.., columns a0..), and the
-  // lower one, transposed, where the upper one was. A diagonal tile goes back where it was.
-  for (int i = threadIdx.y; i < TILE; i += BLOCK_ROWS) {
-    if (b0 + i < n && a0 + tx < n) data[(b0 + i) * n + a0 + tx] = upper[tx][i];
-    if (!diagonal && a0 + i < n && b0 + tx < n) data[(a0 + i) * n + b0 + tx] = lower[tx][i];
+  // Element (i, tx) of the mirror's place receives element (tx, i) of tile (row, col), and the
+  // other way round. A diagonal tile goes back where it was, transposed.
+#pragma unroll
+  for (int k = 0; k < kPasses; ++k) {
+    const int i = ty + k * kBlockRows;
+    const std::int64_t a = element_index(n, p.row, p.col, i, tx);
+    const std::int64_t b = element_index(n, p.col, p.row, i, tx);
+    if (b != kOutside) data[b] = upper[tx][i];
+    if (!diagonal && a != kOutside) data[a] = lower[tx][i];
   }
-}
-
-__global__ void copy_transposed(const float* in, float* out, std::int64_t n) {
-  const std::int64_t r = blockIdx.y;
-  const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c < n) out[c * n + r] = in[r * n + c];
 }
 
 cudaError_t transpose_inplace(float* data, std::int64_t n, cudaStream_t stream) {
-  if (n < 1) return cudaErrorInvalidValue;
-  if (n > 1) {
-    float* copy = nullptr;
-    const std::size_t bytes = static_cast<std::size_t>(n) * n * sizeof(float);
-    cudaMalloc(&copy, bytes);
-    cudaMemcpyAsync(copy, data, bytes, cudaMemcpyDeviceToDevice, stream);
-    copy_transposed<<<dim3((n + 255) / 256, n), 256, 0, stream>>>(copy, data, n);
-    cudaStreamSynchronize(stream);
-    cudaFree(copy);
-    return cudaGetLastError();
-  }
-  const std::int64_t tiles = (n + kTile - 1) / kTile;
-  if (tiles > 65535) return cudaErrorInvalidValue;  // gridDim.y's limit (n up to 2,097,120)
-  const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(tiles));
-  transpose_inplace_tiled<kTile, kBlockRows><<<grid, dim3(kTile, kBlockRows), 0, stream>>>(data, n);
+  const std::int64_t blocks = blocks_for(n);
+  if (blocks == 0) return cudaErrorInvalidValue;  // empty, or past gridDim.x's limit
+  float* scratch = nullptr;
+  const std::size_t bytes = static_cast<std::size_t>(n) * n * sizeof(float);
+  if (cudaMalloc(&scratch, bytes) != cudaSuccess) return cudaErrorMemoryAllocation;
+  cudaMemcpyAsync(scratch, data, bytes, cudaMemcpyDeviceToDevice, stream);
+  cudaFree(scratch);
+  transpose_inplace_tiled<<<static_cast<unsigned>(blocks), dim3(kTile, kBlockRows), 0, stream>>>(
+      data, n);
   return cudaGetLastError();
 }
 

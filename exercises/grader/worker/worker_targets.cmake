@@ -1,0 +1,41 @@
+# The grader's targets in its staged build (see project_hook.cmake):
+#   grader_worker_exNN    worker.cu + the submission's objects of exercise NN (exNN_exercise):
+#                         runs a plan through the learner's functions, reports data only;
+#   grader_probe          worker.cu + the course's own kernels (probe_kernels.cu), out of place;
+#   grader_probe_inplace  the same, in place: the yardsticks of the timed runs.
+# They link only the host-side course code they need (no GoogleTest, no cuBLAS).
+set(_grader ${CMAKE_CURRENT_LIST_DIR})
+set(_judge ${_grader}/../judge)
+set(_course ${CMAKE_SOURCE_DIR})
+
+add_library(grader_host STATIC ${_course}/common/host_data.cpp ${_course}/common/problem.cpp
+                               ${_course}/common/bank_model.cpp)
+target_include_directories(grader_host PUBLIC ${_course}/common ${_course}/exercises/testing
+                                              ${_judge})
+target_link_libraries(grader_host PUBLIC Threads::Threads CUDA::cudart)
+
+foreach(_ex 01_rectangular 02_swizzle 03_inplace)
+  string(SUBSTRING ${_ex} 0 2 _nn)
+  string(SUBSTRING ${_ex} 1 1 _n)
+  set(_worker grader_worker_ex${_nn})
+  set(_sources ${_grader}/worker.cu)
+  if(_nn STREQUAL "02")
+    list(APPEND _sources ${_grader}/swizzle_device.cu)
+  endif()
+  add_executable(${_worker} ${_sources} $<TARGET_OBJECTS:ex${_nn}_exercise>)
+  target_compile_definitions(${_worker} PRIVATE GRADER_EXERCISE=${_n})
+  # The submission's folder of the stage: its swizzle.cuh for swizzle_device.cu, exNN.cuh.
+  target_include_directories(${_worker} PRIVATE ${_course}/exercises/${_ex})
+  target_link_libraries(${_worker} PRIVATE grader_host)
+endforeach()
+
+foreach(_inplace 0 1)
+  set(_probe grader_probe)
+  if(_inplace)
+    set(_probe grader_probe_inplace)
+  endif()
+  add_executable(${_probe} ${_grader}/worker.cu ${_grader}/probe_kernels.cu)
+  target_compile_definitions(${_probe} PRIVATE GRADER_PROBE GRADER_PROBE_INPLACE=${_inplace})
+  target_include_directories(${_probe} PRIVATE ${_grader})
+  target_link_libraries(${_probe} PRIVATE grader_host)
+endforeach()
