@@ -1666,6 +1666,12 @@ class Grader:
         """Whether the sandbox sees a CUDA device, asked of the course's probe."""
         if self.gpu is False:
             return
+        # The unified-memory device file appears the first time CUDA runs as root (through the
+        # setuid nvidia-modprobe, which the sandbox's "no new privileges" would refuse).
+        modprobe = shutil.which("nvidia-modprobe")
+        if modprobe and os.geteuid() == 0 and Path("/dev/nvidiactl").exists() and \
+                not Path("/dev/nvidia-uvm").exists():
+            run([modprobe, "-u", "-c=0"], timeout=60)
         probe = self.build / "bin" / "grader_probe"
         ran, verdicts, _ = self.run_plan(probe, 1, ["devices"], self.timeouts["entry"])
         v = verdicts[0] if verdicts else {}
@@ -1675,8 +1681,12 @@ class Grader:
         else:
             self.gpu = False
             self.no_gpu_why = "no CUDA device"
-            if not v.get("nodev"):
-                self.no_gpu_why += " (%s)" % (v.get("message") or tail(ran.output, 300))
+            why = v.get("message") or tail(ran.output, 300)
+            if Path("/dev/nvidiactl").exists():
+                self.r.notes.append(
+                    "A GPU driver is installed (/dev/nvidiactl), but the sandboxed worker could "
+                    "not use a device (%s). Check that the sandbox user (%s) may open /dev/nvidia*"
+                    " and that nothing else holds the GPU." % (why, self.args.sandbox_user))
 
 
 def read_gtest_json_bytes(data):

@@ -37,6 +37,7 @@ import struct
 import fcntl
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -101,7 +102,8 @@ def ensure_user(name=SANDBOX_USER):
     uid = FALLBACK_ID
     while uid in used:
         uid += 1
-    return uid, uid, "no user %s and none could be created: the sandbox runs as uid %d" % (name, uid)
+    return uid, uid, ("no user %s and none could be created: the sandbox runs as uid %d"
+                      % (name, uid))
 
 
 def gpu_groups():
@@ -142,27 +144,37 @@ class Sandbox:
                                   "files); grade untrusted code as root")
         uid, gid, made = ensure_user(user)
         box = cls(USER_ONLY, uid, gid, gpu_groups(), hide)
-        if box.unshare and box._namespaces_work():
+        why = box._namespaces_work() if box.unshare else "unshare (util-linux) is missing"
+        if not why:
             box.level = NAMESPACES
             box.note = ("isolated: the submission ran as user %s in its own PID, mount and "
                         "network namespaces" % (user if not user.isdigit() else "uid " + user))
         else:
-            box.note = ("partly isolated: namespaces are refused here, so the submission ran as "
-                        "its own user without a private file system view (it can read what "
-                        "'other' may read)")
+            box.level = USER_ONLY
+            box.note = ("partly isolated: namespaces are refused here (%s), so the submission "
+                        "ran as its own user without a private view of the file system (it can "
+                        "read what 'other' may read)" % why)
         if made:
             box.note += "; " + made
         return box
 
     def _namespaces_work(self):
+        """'' when a run in namespaces works here (the real supervisor, a trivial command), else
+        why not."""
+        self.level = NAMESPACES
         try:
-            r = subprocess.run([self.unshare, "--pid", "--fork", "--kill-child", "--mount-proc",
-                                "--mount", "--net", "--", "/bin/sh", "-c",
-                                "mount -t tmpfs none /tmp && test $$ = 1"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
-            return r.returncode == 0
-        except (OSError, subprocess.TimeoutExpired):
-            return False
+            with tempfile.TemporaryDirectory() as tmp:
+                os.chmod(tmp, 0o700)
+                ran = self.run(["/bin/sh", "-c", "touch /tmp/ok && test -f /tmp/ok"], timeout=30,
+                               log=Path(tmp) / "log", private=tmp)
+            if ran.rc == 0:
+                return ""
+            why = ran.status.get("setup_error") or ran.output.strip() or "exit %s" % ran.rc
+            return why[:300]
+        except OSError as err:
+            return str(err)
+        finally:
+            self.level = USER_ONLY
 
     @property
     def isolated(self):
@@ -384,11 +396,17 @@ def _mount_points():
 
 
 def _kept_flags(path):
+    """The flags a read-only remount of @p path must keep (changing a locked one is refused)."""
     try:
         f = os.statvfs(path).f_flag
     except OSError:
         return MS_NOSUID | MS_NODEV
-    return (f & (os.ST_NOSUID | os.ST_NODEV | os.ST_NOEXEC))
+    flags = 0
+    for st, ms in ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS_NOEXEC),
+                   (os.ST_NOATIME, 1024), (os.ST_NODIRATIME, 2048), (os.ST_RELATIME, 1 << 21)):
+        if f & st:
+            flags |= ms
+    return flags
 
 
 def _set_up_mounts(libc, cfg):

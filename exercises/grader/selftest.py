@@ -221,10 +221,11 @@ def sandbox_checks():
                     % box.level, took < 10, "took %.1f s" % took))
         out.append(("sandbox (%s): the command's exit and output are reported" % box.level,
                     ran.rc == 0 and "done" in ran.output, ran.output[-300:]))
-        leftovers = subprocess.run(["pgrep", "-f", "sleep 300"], capture_output=True, text=True)
-        out.append(("sandbox (%s): nothing outlives the run" % box.level,
-                    leftovers.stdout.strip() == "" or box.level == sandbox.NONE,
-                    leftovers.stdout))
+        if box.level != sandbox.NONE:
+            leftovers = subprocess.run(["pgrep", "-u", str(box.uid)], capture_output=True,
+                                       text=True).stdout.strip()
+            out.append(("sandbox (%s): nothing outlives the run" % box.level, leftovers == "",
+                        "processes of the sandbox user: %s" % leftovers))
         if box.level == sandbox.NAMESPACES:
             out.append(("sandbox: a write outside the scratch space is refused",
                         not marker.exists(), ran.output[-300:]))

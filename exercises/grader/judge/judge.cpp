@@ -409,7 +409,9 @@ Outcome judge_speed(int exercise, const Item& it, const std::vector<Record>& rec
       std::snprintf(buf, sizeof buf, "0x%08x, got 0x%08x", want, got);
       o.message = where + " (each call's output masked before the next): the final matrix is "
                   "wrong at (row " + std::to_string(pos / out_cols) + ", col " +
-                  std::to_string(pos % out_cols) + "): expected " + buf;
+                  std::to_string(pos % out_cols) + "): expected " + buf +
+                  ". (The grader's kernel that masks each output runs on the stream the launcher "
+                  "is given: a launcher must launch there.)";
       return o;
     }
   }
@@ -455,7 +457,7 @@ int verify(int argc, char** argv) {
     const Record* err = find(recs, "error");
     if (find(recs, "nodev") && it.kind != "swizzle") {
       o.nodev = true;
-      o.message = "no CUDA device";
+      o.message = clip(find(recs, "nodev")->payload, 300);
     } else if (cuda || err) {
       const std::string where =
           it.kind == "check" ? "check " + it.name
@@ -491,7 +493,9 @@ int verify(int argc, char** argv) {
 
 int shapes(const std::string& which) {
   if (which == "awkward") {
-    for (const course::Shape& s : course::awkward_shapes()) std::cout << s.rows << " " << s.cols << "\n";
+    for (const course::Shape& s : course::awkward_shapes()) {
+      std::cout << s.rows << " " << s.cols << "\n";
+    }
   } else if (which == "squares") {
     for (std::int64_t n : course::awkward_square_sizes()) std::cout << n << " " << n << "\n";
   } else {

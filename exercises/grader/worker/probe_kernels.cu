@@ -13,11 +13,15 @@ __global__ void tiled(const float* __restrict__ in, float* __restrict__ out, std
   const std::int64_t c0 = static_cast<std::int64_t>(blockIdx.x) * kTile;
   const std::int64_t r0 = static_cast<std::int64_t>(blockIdx.y) * kTile;
   for (int i = threadIdx.y; i < kTile; i += kRows) {
-    if (r0 + i < rows && c0 + threadIdx.x < cols) tile[i][threadIdx.x] = in[(r0 + i) * cols + c0 + threadIdx.x];
+    if (r0 + i < rows && c0 + threadIdx.x < cols) {
+      tile[i][threadIdx.x] = in[(r0 + i) * cols + c0 + threadIdx.x];
+    }
   }
   __syncthreads();
   for (int i = threadIdx.y; i < kTile; i += kRows) {
-    if (c0 + i < cols && r0 + threadIdx.x < rows) out[(c0 + i) * rows + r0 + threadIdx.x] = tile[threadIdx.x][i];
+    if (c0 + i < cols && r0 + threadIdx.x < rows) {
+      out[(c0 + i) * rows + r0 + threadIdx.x] = tile[threadIdx.x][i];
+    }
   }
 }
 
