@@ -27,10 +27,11 @@ import statistics
 import sys
 
 TYPES = ("f32", "f64", "f16", "bf16", "i8", "b128")
-# The shapes of the lesson's tables: float32 on rectangles, odd sizes and past 2^31 elements;
-# the other types on a large square and a rectangle. --shapes replaces them for every type.
+# The shapes of the lesson's tables: float32 on a rectangle, an odd size and past 2^31 elements,
+# and the README's two headline squares; the other types on a large square and a rectangle.
+# --shapes replaces them for every type.
 DEFAULT_SHAPES = {
-    "f32": "8192x2048,2048x8192,16384x1024,4095x4097,12345x6789,46341x46341",
+    "f32": "8192x8192,32768x32768,8192x2048,4095x4097,46341x46341",
     "other": "16384x16384,8192x2048",
 }
 HEADER = ("step,kernel,block,tile,type,rows,cols,batch,median_ms,min_ms,gbps,pct_copy,"
