@@ -1718,7 +1718,7 @@ def load_manifest(path):
 GPU_NOTE = ("The GPU entries ({points:g} points) were not graded: {why}. They are graded on a "
             "machine with an NVIDIA GPU, by the same command (make grade SUBMISSION=<your folder>"
             ", or EXERCISES=01_rectangular,... for some of them): run it there, or hand in where "
-            "your instructor grades on a GPU. The CPU entries above are final.")
+            "your instructor grades on a GPU. The CPU entries are final.")
 
 
 def main(argv=None):

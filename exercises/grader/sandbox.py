@@ -319,10 +319,7 @@ class Sandbox:
         except (OSError, ValueError):
             status = {}
         status_path.unlink(missing_ok=True)
-        try:
-            output = log.read_bytes()[-200000:].decode("utf-8", errors="replace")
-        except OSError:
-            output = ""
+        output = read_tail(log, 200000)
         if not status:
             # The supervisor itself did not report: it was killed at the backstop.
             ran = Ran(None, signal.SIGKILL, True, time.monotonic() - start, 0.0,
@@ -356,6 +353,17 @@ class Sandbox:
             if not found:
                 return
             time.sleep(0.05)
+
+
+def read_tail(path, limit):
+    """The last @p limit bytes of a file the command wrote, as text (it may be huge)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - limit))
+            return f.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -562,9 +570,14 @@ def supervise(cfg):
                         pass
             os.chdir(cfg["cwd"] if os.path.isdir(cfg["cwd"]) else "/tmp")
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-            resource.setrlimit(resource.RLIMIT_FSIZE, (4 << 30, 4 << 30))
+            resource.setrlimit(resource.RLIMIT_FSIZE, (2 << 30, 2 << 30))
             if cfg["level"] != NAMESPACES:
                 libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            try:  # if memory runs out, the kernel's OOM killer takes the command first
+                with open("/proc/self/oom_score_adj", "w") as f:
+                    f.write("1000")
+            except OSError:
+                pass
             if cfg["drop"]:
                 resource.setrlimit(resource.RLIMIT_NPROC, (1024, 1024))
                 os.setgroups(cfg["groups"])

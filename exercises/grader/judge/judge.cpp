@@ -130,6 +130,9 @@ std::map<long, std::vector<Record>> read_records(const std::string& path, std::s
                                                  const std::vector<std::uint64_t>& limits,
                                                  std::string* note) {
   std::map<long, std::vector<Record>> by_item;
+  // At most what every item may need, twice over: a flood of small records stops here.
+  std::uint64_t budget = 1 << 20;
+  for (std::uint64_t l : limits) budget += 2 * l;
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) {
     *note = "the worker wrote no data";
@@ -156,6 +159,11 @@ std::map<long, std::vector<Record>> read_records(const std::string& path, std::s
       by_item[item].push_back(r);
       continue;
     }
+    if (bytes + 128 > budget) {
+      *note = "the data channel holds more than the plan needs; the rest was ignored";
+      break;
+    }
+    budget -= bytes + 128;
     r.payload.resize(static_cast<std::size_t>(bytes));
     if (bytes && std::fread(&r.payload[0], 1, r.payload.size(), f) != r.payload.size()) {
       *note = "the data channel ends in the middle of a record";

@@ -1,5 +1,5 @@
 // MUTANT (exercise 3): a block whose pair holds a partial tile never leaves its loop. Caught by
-// the per-entry time limit (10 s here): "timed out", every process of the sandbox is killed, the
+// the per-entry time limit (5 s here): "timed out", every process of the sandbox is killed, the
 // next entry runs; the sizes that are multiples of 32 pass.
 #include "ex03.cuh"
 
