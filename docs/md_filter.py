@@ -15,8 +15,9 @@ as they are. The site is flat, so this rewrites each link to where the site has 
     line anchor per line: "#L12" works as on GitHub);
   - a folder -> its README.md, or its only page (a lab's LAB.md), or else a listing of the folder
     (src/<path>/index.html, also written by docs/site.py);
-  - a figure ("../../plots/figures/x.png") -> "plots/figures/x.png": doxygen finds an image only
-    by a path that ends its real path under IMAGE_PATH.
+  - a figure shown on the page, ![...](../../plots/figures/x.png) -> "plots/figures/x.png":
+    doxygen finds an image only by a path that ends its real path under IMAGE_PATH; a link to a
+    picture -> src/<path>, a copy of it (site.py).
 
 A link that leads nowhere is left as it is, so that the link check of the built site (site.py
 --check) names it. Code blocks and `code spans` are not touched, and no line is added or removed
@@ -69,8 +70,12 @@ def folder_target(path):
     return ("listing", path)
 
 
-def rewrite_url(url, page_dir, own_label):
-    """The site's URL for the Markdown link target @p url of a page in @p page_dir."""
+IMAGE = re.compile(r"\.(png|jpe?g|gif|svg)$", re.I)
+
+
+def rewrite_url(url, page_dir, own_label, image=False):
+    """The site's URL for the Markdown link target @p url of a page in @p page_dir (@p image:
+    the target of an image, ![alt](url), rather than of a link)."""
     if re.match(r"^[a-z][a-z0-9+.-]*:", url, re.I) or url.startswith("@ref"):
         return url  # http:, mailto:, ... or already a reference
     path, _, anchor = url.partition("#")
@@ -88,12 +93,16 @@ def rewrite_url(url, page_dir, own_label):
     if rel.endswith(".md"):
         label = page_label(rel)
         return "@ref %s-%s" % (label, anchor) if anchor else "@ref " + label
-    if rel.startswith("plots/figures/") and rel.endswith(".png"):
+    if image and rel.startswith("plots/figures/"):
         return rel
+    if IMAGE.search(rel):  # a link to a picture: the picture itself, copied by site.py
+        return "src/" + rel
     return "src/%s.html%s" % (rel, "#" + anchor if anchor else "")
 
 
-LINK = re.compile(r"\]\(\s*([^()\s]+)(\s+\"[^\"]*\")?\s*\)")
+# The end of a link or image, "](target)" or "](target "title")"; group 1 is set for an image
+# ("![alt" just before).
+LINK = re.compile(r"(!\[[^\[\]]*)?\]\(\s*([^()\s]+)(\s+\"[^\"]*\")?\s*\)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -102,8 +111,9 @@ def rewrite_links(text, page_dir, own_label):
     """@p text (outside code blocks) with every link target rewritten; code spans untouched."""
     parts = re.split(r"(`+[^`]*`+)", text)
     for i in range(0, len(parts), 2):  # the even parts are outside code spans
-        parts[i] = LINK.sub(lambda m: "](%s%s)" % (rewrite_url(m.group(1), page_dir, own_label),
-                                                   m.group(2) or ""), parts[i])
+        parts[i] = LINK.sub(lambda m: "%s](%s%s)" % (
+            m.group(1) or "", rewrite_url(m.group(2), page_dir, own_label, bool(m.group(1))),
+            m.group(3) or ""), parts[i])
     return "".join(parts)
 
 
@@ -159,7 +169,7 @@ def self_test():
         ("../../common/harness.cu#L10", "src/common/harness.cu.html#L10"),
         ("../../docs/", "src/docs/index.html"),
         ("../../exercises/", "@ref exercises_readme"),
-        ("../../plots/figures/progression.png", "plots/figures/progression.png"),
+        ("../../plots/figures/progression.png", "src/plots/figures/progression.png"),
         ("https://example.com/a.md", "https://example.com/a.md"),
         ("no-such-file.cu", "no-such-file.cu"),
     ]
@@ -170,10 +180,12 @@ def self_test():
                ("What_to try, (now)", "what_to-try-now")]
     failed += [(h, github_anchor(h), want) for h, want in anchors if github_anchor(h) != want]
     text = filter_page(os.path.join(page, "x.md"),
-                       "# Title\n\n## Try it\n`[a](b.cu)` [c](../../README.md)\n```\n"
+                       "# Title\n\n## Try it\n`[a](b.cu)` [c](../../README.md)\n"
+                       "![f](../../plots/figures/progression.png)\n```\n"
                        "## not a heading [d](e.cu)\n```\n## Try it\n")
     want = ("# Title {#exercises_01_rectangular_x}\n\n## Try it {#exercises_01_rectangular_x-try-it}\n"
-            "`[a](b.cu)` [c](@ref index)\n```\n## not a heading [d](e.cu)\n```\n"
+            "`[a](b.cu)` [c](@ref index)\n![f](plots/figures/progression.png)\n```\n"
+            "## not a heading [d](e.cu)\n```\n"
             "## Try it {#exercises_01_rectangular_x-try-it-1}\n")
     if text != want:
         failed.append(("a whole page", text, want))

@@ -18,6 +18,7 @@
 import html
 import os
 import re
+import shutil
 import sys
 from html.parser import HTMLParser
 
@@ -160,9 +161,10 @@ def write_sources(html_dir):
     pending, done = [], set()
     for page in html_files(html_dir):
         for link in parse(page, {}).links:
-            m = re.match(r"^src/(.*?)(/index\.html|\.html)(#.*)?$", link)
-            if m and not EXTERNAL.match(link):
-                pending.append(("dir" if m.group(2) == "/index.html" else "file", m.group(1)))
+            m = re.match(r"^src/(.*?)(/index\.html|\.html)?(#.*)?$", link)
+            if m:
+                kind = {"/index.html": "dir", ".html": "file", None: "raw"}[m.group(2)]
+                pending.append((kind, m.group(1)))
     while pending:
         kind, rel = pending.pop()
         rel = rel.strip("/")
@@ -174,6 +176,9 @@ def write_sources(html_dir):
             listing_page(html_dir, rel, pending)
         elif kind == "file" and os.path.isfile(target):
             source_page(html_dir, rel)
+        elif kind == "raw" and os.path.isfile(target):  # a picture linked as itself
+            os.makedirs(os.path.dirname(os.path.join(html_dir, "src", rel)), exist_ok=True)
+            shutil.copyfile(target, os.path.join(html_dir, "src", rel))
         else:
             continue
         parent = os.path.dirname(rel)
