@@ -238,6 +238,129 @@ def sandbox_checks():
         out.append(("sandbox (%s): the time limit holds" % box.level,
                     ran.timed_out and time.monotonic() - start < 6,
                     "%.1f s" % (time.monotonic() - start)))
+        # The timed runs' handshake: "ready" on fd 5, the "go" line on stdin, the clock between.
+        data = private / "data"
+        ran = box.run(["/bin/sh", "-c", "echo ready >&5; read go; sleep 0.3; echo \"$go\" >&4"],
+                      timeout=20, log=private / "log", private=private, fds={4: str(data)},
+                      handshake=lambda: "go 1234\n")
+        took = ran.exit_time - ran.go_time if ran.go_time and ran.exit_time else -1
+        out.append(("sandbox (%s): the timed runs' handshake" % box.level,
+                    ran.ready and data.read_text() == "go 1234\n" and 0.25 < took < 2,
+                    "ready %s, go to exit %.2f s, data %r" % (ran.ready, took,
+                                                            data.read_text()[:40])))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The judge against an independent model of the protocol (Python): the inputs' bit patterns,
+# the masks of the timed run, a right and a wrong answer of each kind.
+
+M64 = (1 << 64) - 1
+M32 = (1 << 32) - 1
+
+
+def mix_bits(x, k):
+    mask = M64 if k == 64 else (1 << k) - 1
+    shift = (k + 1) // 2
+    x &= mask
+    x = (x * 0x9E3779B97F4A7C15) & mask
+    x ^= x >> shift
+    x = (x * 0xBF58476D1CE4E5B9) & mask
+    x ^= x >> shift
+    return x
+
+
+def pattern32(index, seed):
+    v = mix_bits((index + seed) & M64, 31)
+    return (v & ((1 << 30) - 1)) | (((v >> 30) & 1) << 31)
+
+
+def mix32(x):
+    x ^= x >> 16
+    x = (x * 0x7feb352d) & M32
+    x ^= x >> 15
+    x = (x * 0x846ca68b) & M32
+    return x ^ (x >> 16)
+
+
+def step_key(key, step):
+    return mix32((key & M32) ^ mix32(((key >> 32) + 0x9e3779b9 * (step + 1)) & M32))
+
+
+def mask_of(k, pos):
+    h = k ^ mix32((pos + 0x632be5ab) & M32)
+    h ^= (pos >> 32) & M32
+    for r in range(12):
+        h = mix32((h + 0x85ebca6b * r) & M32)
+    return h & 0x000FFFFF
+
+
+def chained(rows, cols, seed, reps, key, in_place):
+    """The final matrix of a timed run, the slow way."""
+    import struct
+    data = [pattern32(i, seed) for i in range(rows * cols)]
+    r, c = rows, cols
+    for k in range(reps):
+        out = [0] * (r * c)
+        for i in range(r):
+            for j in range(c):
+                out[j * r + i] = data[i * c + j]
+        sk = step_key(key, k)
+        data = [v ^ mask_of(sk, p) for p, v in enumerate(out)]
+        if not in_place:
+            r, c = c, r
+    return struct.pack("<%dI" % len(data), *data)
+
+
+def judge_checks(work):
+    """[(name, ok, detail)]: the judge, compiled here as the grader compiles it, on records
+    written by this independent model."""
+    import struct
+    out = []
+    g = grade.Grader.__new__(grade.Grader)
+    g.private = work / "judge"
+    g.private.mkdir(parents=True, exist_ok=True)
+    g.timeouts = {"judge": 120}
+    g.build_judge()
+
+    def verdicts(number, items, records, key=0):
+        plan, data = work / "judge" / "plan", work / "judge" / "data"
+        plan.write_text("plan 1\n" + "\n".join(items) + "\n")
+        blob = b""
+        for item, tag, payload in records:
+            blob += b"@%d %s %d\n" % (item, tag.encode(), len(payload)) + payload
+        data.write_bytes(blob)
+        return g.judge(number, plan, data, key)[0]
+
+    guard = b"\xff" * 4096
+    rows, cols, seed = 5, 7, 12345
+    a = [pattern32(i, seed) for i in range(rows * cols)]
+    t = [0] * (rows * cols)
+    for i in range(rows):
+        for j in range(cols):
+            t[j * rows + i] = a[i * cols + j]
+    right = guard + struct.pack("<%dI" % len(t), *t) + guard
+    item = "transpose %d %d %d" % (rows, cols, seed)
+    v = verdicts(1, [item, item, item], [(0, "region", right), (0, "done", b""),
+                                         (1, "region", right[:-1] + b"\x00"), (1, "done", b""),
+                                         (2, "region", right)])
+    out.append(("judge: a right transpose passes (bit patterns agree with the course's)",
+                v[0]["ok"], v[0]["message"]))
+    out.append(("judge: a byte written past the end fails",
+                not v[1]["ok"] and "past the end" in v[1]["message"], v[1]["message"]))
+    out.append(("judge: an item without 'done' is missing", v[2].get("missing"), str(v[2])))
+    for number, in_place, (r, c) in ((1, False, (6, 9)), (3, True, (7, 7))):
+        key, reps = 0x0123456789abcdef, 5
+        final = chained(r, c, seed, reps, key, in_place)
+        bad = bytearray(final)
+        bad[len(bad) // 2] ^= 1
+        item = "speed %d %d %d %d" % (r, c, seed, reps)
+        v = verdicts(number, [item, item], [(0, "region", final), (0, "done", b""),
+                                            (1, "region", bytes(bad)), (1, "done", b"")], key)
+        out.append(("judge: a right timed run passes (%s; masks agree)" % (
+            "in place" if in_place else "out of place"), v[0]["ok"], v[0]["message"]))
+        out.append(("judge: one wrong bit of a timed run fails (%s)" % (
+            "in place" if in_place else "out of place"), not v[1]["ok"], v[1]["message"]))
     return out
 
 
@@ -485,6 +608,12 @@ def main():
     manifest = grade.load_manifest(GRADER_DIR / "manifest.json")
     work = Path(args.work).resolve()
     work.mkdir(parents=True, exist_ok=True)
+    judged = judge_checks(work)
+    bad_judged = [u for u in judged if not u[1]]
+    print("judge checks: %d passed, %d failed" % (len(judged) - len(bad_judged), len(bad_judged)))
+    for name, _, detail in bad_judged:
+        print("  UNEXPECTED  %s: %s" % (name, detail))
+    failures += len(bad_judged)
     isolated = os.geteuid() == 0
     cases = load_cases([c for c in args.cases.split(",") if c], mode)
     rows = []
