@@ -76,7 +76,9 @@ int check_device(const StepInfo& step, const Options& opt) {
     std::cerr << step.binary << ": no usable CUDA device: " << why << "\n";
     return kExitCudaError;
   }
-  if (!kernels_run_here(step.binary, &why)) {  // the binary's name is its make target
+  // The make target that rebuilds it: a step's, a lab's or a tool's own name, else `all`.
+  const std::string target = step.binary.rfind("step", 0) == 0 ? step.binary : "all";
+  if (!kernels_run_here(target, &why)) {
     std::cerr << step.binary << ": " << why << "\n";
     return kExitCudaError;
   }
