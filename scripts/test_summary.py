@@ -47,12 +47,15 @@ def skip_reason(output):
         m = re.search(r"skipped: (.*)", line, re.I)
         if m:
             return shorten(m.group(1))
-    return "no reason given"
+    for line in lines:  # "tool: matplotlib is missing: python3 -m pip install matplotlib"
+        if re.search(r"missing|not installed|not found", line, re.I):
+            return shorten(re.sub(r"^[\w.-]+: ", "", line))
+    return shorten(lines[-1]) if lines else "no reason given"
 
 
 def shorten(text):
-    """The first clause: up to a ';' or an opening parenthesis."""
-    return re.split(r";| \(", text.strip(), maxsplit=1)[0].strip()
+    """The first clause: up to a ';', an opening parenthesis or a ': '."""
+    return re.split(r";| \(|: ", text.strip(), maxsplit=1)[0].strip()
 
 
 def summarize(cases, labels):
@@ -110,11 +113,14 @@ def self_test():
     cases = [("a.Gpu1", "notrun", gpu_out), ("a.Gpu2", "notrun", gpu_out),
              ("a.CpuX", "run", ""), ("docs_build", "notrun",
                                      "docs_build skipped: doxygen is not installed (make deps)\n"),
-             ("a.CpuY", "fail", "")]
+             ("a.CpuY", "fail", ""),
+             ("plots_figures", "notrun", "data: 12 rows\nmake_plots: matplotlib is missing: "
+                                         "python3 -m pip install matplotlib\n")]
     labels = {"a.Gpu1": ["gpu"], "a.Gpu2": ["gpu", "large"], "a.CpuX": ["cpu"],
-              "docs_build": ["cpu"], "a.CpuY": ["cpu"]}
+              "docs_build": ["cpu"], "a.CpuY": ["cpu"], "plots_figures": ["cpu"]}
     want = ("GPU tests: 0 ran, 2 skipped (no CUDA device: no NVIDIA driver is installed); "
-            "CPU tests: 1 passed, 1 failed, 1 skipped (docs_build: doxygen is not installed)")
+            "CPU tests: 1 passed, 1 failed, 2 skipped (docs_build: doxygen is not installed; "
+            "plots_figures: matplotlib is missing)")
     got = summarize(cases, labels)
     if got != want:
         sys.exit("test_summary: got\n  %s\nwanted\n  %s" % (got, want))
