@@ -257,10 +257,17 @@ int run(const StepInfo& step, const Options& opt, std::vector<Variant> variants)
 
 }  // namespace
 
-int run_main(int argc, char** argv, const StepInfo& step, const StepBody& body) {
+int run_main(int argc, char** argv, const StepInfo& step, const StepBody& body,
+             const ArgumentCheck& check) {
   StepInfo own_table = step;
   own_table.verifies_kernels = false;
-  return run_frame(argc, argv, own_table, [](const Options&) { return int{kExitOk}; }, body);
+  return run_frame(
+      argc, argv, own_table,
+      [&](const Options& opt) {
+        if (check) check(opt);
+        return int{kExitOk};
+      },
+      body);
 }
 
 int run_step(int argc, char** argv, const StepInfo& step, const VariantList& make_variants) {

@@ -53,12 +53,19 @@ int run_step(int argc, char** argv, const StepInfo& step, const VariantList& var
 /// What a binary does once its options are parsed and checked; returns the exit code.
 using StepBody = std::function<int(const Options&)>;
 
+/// A binary's own checks of its parsed options, which must not touch the GPU: throws UsageError
+/// for a combination it refuses.
+using ArgumentCheck = std::function<void(const Options&)>;
+
 /// The frame of run_step, for a binary that prints something other than the step table (step
 /// 08's access patterns): steps 1 and 2 above (parse, --help, a writable --csv, a device, room
 /// for two buffers of the problem), then @p body; UsageError, CudaError and running out of host
 /// memory become the exit codes 2, 3 and 2 with a one-line message. Such a binary has no kernel
-/// list and verifies nothing, so --only, --seed and --no-verify are refused by name.
-int run_main(int argc, char** argv, const StepInfo& step, const StepBody& body);
+/// list and verifies nothing, so --only, --seed and --no-verify are refused by name. @p check,
+/// when given, runs right after parsing, before any device is looked for, so that a bad argument
+/// gets its exit code 2 on any machine.
+int run_main(int argc, char** argv, const StepInfo& step, const StepBody& body,
+             const ArgumentCheck& check = nullptr);
 
 /// Runs @p v once on @p p: fills @p out_bytes bytes at @p out with the poison, copies the input
 /// into the output first for an in-place kernel, launches, and waits. The output region may be
