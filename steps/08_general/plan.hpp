@@ -1,5 +1,7 @@
 // Step 08 - the launcher's decisions, as plain host code: which kernel, which tile, for which
-// element size, shape and pointers. Nothing here needs a GPU, so the CPU tests check every rule.
+// element size, shape and pointers. New since step 07, whose one kernel took one kind of
+// problem: here the element size, the rows' alignment on 16 bytes and on 32-byte sectors, and
+// the pointers decide. Nothing here needs a GPU, so the CPU tests check every rule.
 //
 //   make step08 && ./step08 --type f32 --rows 4095 --cols 4097     (prints the path it picks)
 #pragma once
