@@ -23,8 +23,7 @@ namespace step08 {
 /// tests can run the kernels' own code thread by thread (test.cu).
 struct Vec16 { std::uint32_t w[4]; };
 
-/// A GPU faults on an access that is not aligned to its size; a CPU does not. So that the CPU
-/// tests catch what the GPU would, the host version of every access below traps too.
+/// A GPU faults on an access not aligned to its size, a CPU does not: so the host version traps.
 template <std::size_t N>
 __host__ __device__ inline void expect_aligned(const void* p) {
 #ifndef __CUDA_ARCH__
@@ -134,6 +133,7 @@ struct Pack<4> {
   static constexpr int kRows = 1;
   using Unit = std::uint32_t;
   __host__ __device__ static void to_units(const Vec16 (&v)[1], Unit (&u)[4]) {
+#pragma unroll
     for (int e = 0; e < 4; ++e) u[e] = v[0].w[e];
   }
 };
