@@ -14,16 +14,23 @@ target_include_directories(grader_host PUBLIC ${_course}/common ${_course}/exerc
                                               ${_judge})
 target_link_libraries(grader_host PUBLIC Threads::Threads CUDA::cudart)
 
+# worker.cu includes only the course's exNN.cuh, so its object (grader_worker_main_exNN) is built
+# once, with the probes, before any submission; each worker then compiles only the submission's
+# files (and, for exercise 2, swizzle_device.cu, which includes the submission's swizzle.cuh).
 foreach(_ex 01_rectangular 02_swizzle 03_inplace)
   string(SUBSTRING ${_ex} 0 2 _nn)
   string(SUBSTRING ${_ex} 1 1 _n)
+  set(_main grader_worker_main_ex${_nn})
+  add_library(${_main} OBJECT ${_grader}/worker.cu)
+  target_compile_definitions(${_main} PRIVATE GRADER_EXERCISE=${_n})
+  target_include_directories(${_main} PRIVATE ${_course}/exercises/${_ex})
+  target_link_libraries(${_main} PRIVATE grader_host)
   set(_worker grader_worker_ex${_nn})
-  set(_sources ${_grader}/worker.cu)
+  set(_sources $<TARGET_OBJECTS:${_main}> $<TARGET_OBJECTS:ex${_nn}_exercise>)
   if(_nn STREQUAL "02")
     list(APPEND _sources ${_grader}/swizzle_device.cu)
   endif()
-  add_executable(${_worker} ${_sources} $<TARGET_OBJECTS:ex${_nn}_exercise>)
-  target_compile_definitions(${_worker} PRIVATE GRADER_EXERCISE=${_n})
+  add_executable(${_worker} ${_sources})
   # The submission's folder of the stage: its swizzle.cuh for swizzle_device.cu, exNN.cuh.
   target_include_directories(${_worker} PRIVATE ${_course}/exercises/${_ex})
   target_link_libraries(${_worker} PRIVATE grader_host)
