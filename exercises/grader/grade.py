@@ -1237,7 +1237,7 @@ class Grader:
                 ("transpose %d %d %d" % (r, c, secrets.randbits(62)))
                 for r, c in ([(n, n) for n in s["sizes"]] if in_place else s["shapes"])]
 
-    def sanitize(self, binary, number, items, tool, mode):
+    def sanitize(self, binary, number, items, tool, mode, timeout=None):
         """One compute-sanitizer run of the worker. mode "root": the tool runs as root in the
         sandbox and only the worker drops to the sandbox user, the report goes where only root
         can write; mode "user": all of it runs as the sandbox user (its report is trusted only as
@@ -1263,12 +1263,14 @@ class Grader:
         if mode == "root":
             cmd += self.box.drop_prefix()
         try:
-            ran = self.boxed(cmd + [binary], self.timeouts["sanitizer"],
+            ran = self.boxed(cmd + [binary], timeout or self.timeouts["sanitizer"],
                              self.private / ("out-" + n), rw=[rundir] +
                              ([logdir] if mode == "root" else []), env=env,
                              as_root=(mode == "root"))
-            text = log.read_text(errors="replace") if log.is_file() else ""
+            text = sandbox.read_tail(log, 400000) if log.is_file() else ""
             errors, summary = sanitizer_errors(text)
+            if ran.rc not in (0, 86):  # the tool itself did not end normally: no verdict
+                errors = None
             verdicts, note = self.judge(number, plan, data)
             del note
         finally:
@@ -1286,7 +1288,8 @@ class Grader:
         item = ["transpose 33 65 %d" % secrets.randbits(62)]
         tried = []
         for mode in (["root", "user"] if self.box.isolated else ["user"]):
-            ran, errors, summary, log, verdicts = self.sanitize(probe, 1, item, "memcheck", mode)
+            ran, errors, summary, log, verdicts = self.sanitize(probe, 1, item, "memcheck", mode,
+                                                                timeout=90)
             if errors == 0 and verdicts and all(v["ok"] for v in verdicts):
                 self.sanitizer_mode = mode
                 if mode == "user" and self.box.isolated:
