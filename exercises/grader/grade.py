@@ -274,18 +274,6 @@ def clean_failure(text, stage_root):
     return "\n".join(lines).replace(str(stage_root) + "/", "")
 
 
-def read_gtest_json(path):
-    """{full name: (result, [failure messages])} from a --gtest_output=json report."""
-    data = json.loads(Path(path).read_text(errors="replace"))
-    results = {}
-    for suite in data.get("testsuites", []):
-        for t in suite.get("testsuite", []):
-            name = "%s.%s" % (suite.get("name"), t.get("name"))
-            failures = [f.get("failure", "") for f in t.get("failures", [])]
-            results[name] = (t.get("result", "COMPLETED"), t.get("status", "RUN"), failures)
-    return results
-
-
 def skip_message(output):
     m = re.search(r"Skipped\n(.*)", output)
     return m.group(1).strip() if m else "skipped"
@@ -1233,9 +1221,9 @@ class Grader:
     def sanitizer_items(self, ex):
         s = ex["sanitizer"]
         in_place = ex.get("in_place", False)
-        return [("inplace %d %d" % (n, secrets.randbits(62))) if in_place else
-                ("transpose %d %d %d" % (r, c, secrets.randbits(62)))
-                for r, c in ([(n, n) for n in s["sizes"]] if in_place else s["shapes"])]
+        if in_place:
+            return ["inplace %d %d" % (n, secrets.randbits(62)) for n in s["sizes"]]
+        return ["transpose %d %d %d" % (r, c, secrets.randbits(62)) for r, c in s["shapes"]]
 
     def sanitize(self, binary, number, items, tool, mode, timeout=None):
         """One compute-sanitizer run of the worker. mode "root": the tool runs as root in the

@@ -23,7 +23,6 @@ still kills everything it started. Sandbox.level and Sandbox.note say which appl
 """
 
 import ctypes
-import errno
 import json
 import os
 import pwd
@@ -92,9 +91,9 @@ def ensure_user(name=SANDBOX_USER):
         return int(name), int(name), ""
     useradd = shutil.which("useradd")
     if useradd:
-        r = subprocess.run([useradd, "--system", "--user-group", "--no-create-home",
-                            "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", name],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        subprocess.run([useradd, "--system", "--user-group", "--no-create-home",
+                        "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", name],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         ids = _ids_of(name)
         if ids:
             return ids[0], ids[1], "created the system user %s for the sandbox" % name
