@@ -7,7 +7,10 @@
 
 1. Unit checks of grade.py's and sandbox.py's pieces, and of the manifest against the course's
    test sources and the judge's checks. As root, the sandbox itself: an orphan that holds the
-   output, a time limit, the course hidden, writes outside the scratch space refused.
+   output, a time limit, the course hidden, writes outside the scratch space refused, the timed
+   runs' handshake. The GPU paths dry (canned outcomes instead of processes) and the rules that
+   zero an exercise. Then (not with --unit) the judge against an independent model of the
+   protocol, and the sanitizer runs' plumbing with stand-ins for the tool and the worker.
 2. Grades each case of testdata/ (a submission made of the solutions or the skeletons, with some
    files replaced or removed: testdata/README.md) and checks the entries it expects. Without
    --gpu the grader runs with --no-gpu and the cases' "cpu" and "both" expectations are checked;
@@ -298,6 +301,88 @@ def dry_gpu_checks(m):
     return out
 
 
+FAKE_WORKER = '''#!/usr/bin/python3
+# A stand-in for the grader's worker (no GPU here): answers "transpose" items from a model.
+import os, struct
+M64 = (1 << 64) - 1
+%s
+%s
+plan = open(os.environ["GRADER_PLAN"]).read().splitlines()[1:]
+out = open(os.environ["GRADER_DATA"], "wb")
+for i, line in enumerate(plan):
+    _, rows, cols, seed = line.split()
+    rows, cols, seed = int(rows), int(cols), int(seed)
+    a = [pattern32(k, seed) for k in range(rows * cols)]
+    t = [0] * (rows * cols)
+    for r in range(rows):
+        for c in range(cols):
+            t[c * rows + r] = a[r * cols + c]
+    body = b"\\xff" * 4096 + struct.pack("<%%dI" %% len(t), *t) + b"\\xff" * 4096
+    out.write(b"@%%d region %%d\\n" %% (i, len(body)) + body + b"@%%d done 0\\n" %% i)
+'''
+
+FAKE_SANITIZER = """#!/bin/sh
+# A stand-in for compute-sanitizer: runs the program, then writes a clean summary to its log.
+log=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --log-file) log="$2"; shift 2 ;;
+    --tool|--print-limit|--error-exitcode) shift 2 ;;
+    *) break ;;
+  esac
+done
+"$@"; rc=$?
+echo "========= ERROR SUMMARY: 0 errors" > "$log"
+exit $rc
+"""
+
+
+def sanitizer_plumbing(work, judge_grader):
+    """The sanitizer runs' plumbing, with stand-ins for the tool and the worker: the plan and the
+    data as paths, the report where only root writes (root mode) or in the run's folder (user
+    mode), the worker dropped to the sandbox user, the judge on its output."""
+    import inspect
+    if os.geteuid() != 0 or not Path("/usr/bin/python3").exists():
+        return [("sanitizer plumbing: needs root and /usr/bin/python3, not checked", True, "")]
+    out = []
+
+    class Args:
+        no_sandbox = no_gpu = False
+        sandbox_user = sandbox.SANDBOX_USER
+        mask = []
+        hidden = ""
+        test_timeout = jobs = 0
+    stage = work / "plumbing"
+    shutil.rmtree(stage, ignore_errors=True)
+    g = grade.Grader(Args(), grade.load_manifest(GRADER_DIR / "manifest.json"), grade.Results())
+    g.set_up(stage, work / "nothing", work / "nothing-out")
+    g.judge_bin = judge_grader.judge_bin
+    bin_dir = g.build / "bin"
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    worker, tool = bin_dir / "fake-worker", bin_dir / "fake-sanitizer"
+    worker.write_text(FAKE_WORKER % (inspect.getsource(mix_bits), inspect.getsource(pattern32)))
+    tool.write_text(FAKE_SANITIZER)
+    for p in (worker, tool):
+        os.chmod(p, 0o755)
+    for p in (bin_dir, g.build):
+        os.chmod(p, 0o755)
+    g.sanitizer = str(tool)
+    items = ["transpose 3 5 11", "transpose 33 2 12"]
+    for mode in ("root", "user"):
+        try:
+            ran, errors, summary, log, verdicts = g.sanitize(worker, 1, items, "memcheck", mode,
+                                                             timeout=60)
+            ok = errors == 0 and len(verdicts) == 2 and all(v["ok"] for v in verdicts)
+            detail = "errors %s, verdicts %s, output %s" % (errors, verdicts, ran.output[-400:])
+        except Exception:  # a bug in the plumbing shows here
+            import traceback
+            ok, detail = False, traceback.format_exc()[-1500:]
+        out.append(("sanitizer plumbing (%s mode): the report and the worker's data come back"
+                    % mode, ok, detail))
+    shutil.rmtree(stage, ignore_errors=True)
+    return out
+
+
 def sandbox_checks():
     """The sandbox itself, as root (it isolates nothing otherwise)."""
     out = []
@@ -461,7 +546,7 @@ def judge_checks(work):
             "in place" if in_place else "out of place"), v[0]["ok"], v[0]["message"]))
         out.append(("judge: one wrong bit of a timed run fails (%s)" % (
             "in place" if in_place else "out of place"), not v[1]["ok"], v[1]["message"]))
-    return out
+    return out + sanitizer_plumbing(work, g)
 
 
 # ---------------------------------------------------------------------------------------------
