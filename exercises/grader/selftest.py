@@ -321,6 +321,29 @@ for i, line in enumerate(plan):
     out.write(b"@%%d region %%d\\n" %% (i, len(body)) + body + b"@%%d done 0\\n" %% i)
 '''
 
+FAKE_TIMED = '''#!/usr/bin/python3
+# A stand-in for the grader's worker in a timed run (no GPU here): "ready", the grader's "go",
+# then the chained calls from a model, on descriptors 0, 3, 4 and 5 as the real one.
+import os, struct, sys
+M64 = (1 << 64) - 1
+M32 = (1 << 32) - 1
+%s
+%s
+%s
+%s
+%s
+%s
+line = os.fdopen(3).read().splitlines()[1]
+_, rows, cols, seed, reps = line.split()
+os.write(5, b"ready\\n")
+go = sys.stdin.readline().split()
+final = chained(int(rows), int(cols), int(seed), int(reps), int(go[1], 16), "inplace" in sys.argv[0])
+out = os.fdopen(4, "wb")
+timing = b"roundtrip_ms=20 loop_ms=100"
+out.write(b"@0 region %%d\\n" %% len(final) + final + b"@0 timing %%d\\n" %% len(timing) + timing
+          + b"@0 done 0\\n")
+'''
+
 FAKE_SANITIZER = """#!/bin/sh
 # A stand-in for compute-sanitizer: runs the program, then writes a clean summary to its log.
 log=""
@@ -347,7 +370,9 @@ def sanitizer_plumbing(work, judge_grader):
     out = []
 
     class Args:
-        no_sandbox = no_gpu = False
+        no_sandbox = no_gpu = no_speed = no_sanitizer = False
+        sanitizer_tools = ""
+        cmake_arg = []
         sandbox_user = sandbox.SANDBOX_USER
         mask = []
         hidden = ""
@@ -368,6 +393,28 @@ def sanitizer_plumbing(work, judge_grader):
         os.chmod(p, 0o755)
     g.sanitizer = str(tool)
     items = ["transpose 3 5 11", "transpose 33 2 12"]
+    # A timed run, the course's probe and the submission both stand-ins: the handshake, the
+    # judge of the final matrix, the clock and the CPU time, through run_timed itself.
+    timed = FAKE_TIMED % tuple(inspect.getsource(f) for f in (
+        mix_bits, pattern32, mix32, step_key, mask_of, chained))
+    for name in ("grader_probe", "grader_probe_inplace", "fake-timed-inplace"):
+        (bin_dir / name).write_text(timed)
+        os.chmod(bin_dir / name, 0o755)
+    ex = dict(next(e for e in g.m["exercises"] if e["id"] == "03_inplace"))
+    ex["speed"] = {"size": 12, "reps": 5}
+    g.gpu, g.gpu_test_passed = True, True
+    gates = []
+    try:
+        entries = g.run_timed(ex, 3, bin_dir / "fake-timed-inplace",
+                              [e for e in ex["entries"] if e["kind"] in ("speed", "memory")],
+                              gates)
+        speed = next(e for e in entries if e.kind == "speed")
+        ok = speed.passed and not gates and "CPU time" in speed.output
+        detail = "%s: %s; gates %s" % (speed.outcome, speed.output, gates)
+    except Exception:
+        import traceback
+        ok, detail = False, traceback.format_exc()[-1500:]
+    out.append(("timed run plumbing: handshake, judge, clock, CPU time (stand-ins)", ok, detail))
     for mode in ("root", "user"):
         try:
             ran, errors, summary, log, verdicts = g.sanitize(worker, 1, items, "memcheck", mode,
