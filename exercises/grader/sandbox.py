@@ -247,6 +247,18 @@ class Sandbox:
             target_fds[5] = ready_w
         else:
             target_fds[0] = opened_fd("/dev/null", os.O_RDONLY)
+        hide = [str(Path(p).resolve()) for p in hide]
+        if self.level == NAMESPACES:
+            # A folder shown again must be reachable by the sandbox user: an ancestor that
+            # 'other' may not enter (a home folder, say) is replaced by an empty one, in which
+            # the path is made again.
+            for p in list(ro) + list(rw):
+                for a in list(Path(p).resolve().parents)[:-1]:
+                    try:
+                        if not os.stat(a).st_mode & 0o001 and str(a) not in hide:
+                            hide.append(str(a))
+                    except OSError:
+                        pass
         config = {
             "level": self.level,
             "uid": self.uid, "gid": self.gid, "groups": self.groups,
@@ -255,7 +267,7 @@ class Sandbox:
             "timeout": float(timeout),
             "fds": {str(k): v for k, v in target_fds.items()},
             "status_fd": status_fd,
-            "hide": [h for h in self.hide + [str(Path(p).resolve()) for p in hide]],
+            "hide": self.hide + hide,
             "ro": [str(Path(p).resolve()) for p in ro],
             "rw": [str(Path(p).resolve()) for p in rw],
             "network": bool(network),
