@@ -205,49 +205,70 @@ inline int degree(const std::vector<int>& addr, int bytes) {
   return worst;
 }
 
-/// The shared-memory layout of the TR x TC vector tile: every unit has its own place, the load
-/// phase covers each (vector, unit row) once and writes its units without bank conflicts, and
-/// the store phase reads 16-byte chunks without bank conflicts.
+/// A vector tile's layout as plain values, so that the layout check below is compiled once and
+/// not once per tile shape.
+struct Layout {
+  int elem, rows, cols, unit, vec, unit_rows, units_per_chunk, row_bytes, in_vecs, out_chunks,
+      bytes, load_passes, store_passes;
+  unsigned (*unit_offset)(unsigned c, unsigned u);
+  unsigned (*chunk_offset)(unsigned c, unsigned q);
+};
+
 template <int S, int TR, int TC>
-void check_layout() {
+Layout layout_of() {
   using L = step08::TileShape<S, TR, TC>;
-  SCOPED_TRACE(std::to_string(S) + "-byte elements, tile " + std::to_string(TR) + "x" +
-               std::to_string(TC));
+  return {S,         TR,         TC,           L::kUnit,         L::kVec,
+          L::kUnitRows, L::kUnitsPerChunk, L::kRowBytes, L::kInVecs, L::kOutChunks,
+          L::kBytes, L::kLoadPasses, L::kStorePasses, &L::unit_offset, &L::chunk_offset};
+}
+
+/// The shared-memory layout of a vector tile: every unit has its own place, the load phase
+/// covers each (vector, unit row) once and writes its units without bank conflicts, and the
+/// store phase reads 16-byte chunks without bank conflicts.
+inline void check_layout(const Layout& L) {
+  SCOPED_TRACE(std::to_string(L.elem) + "-byte elements, tile " + std::to_string(L.rows) + "x" +
+               std::to_string(L.cols));
   std::set<int> seen;
-  for (int c = 0; c < TC; ++c)
-    for (int u = 0; u < L::kUnitRows; ++u) {
-      const int off = L::unit_offset(c, u);
-      ASSERT_TRUE(off >= 0 && off + L::kUnit <= L::kBytes && off % L::kUnit == 0);
+  for (int c = 0; c < L.cols; ++c)
+    for (int u = 0; u < L.unit_rows; ++u) {
+      const int off = static_cast<int>(L.unit_offset(c, u));
+      ASSERT_TRUE(off >= 0 && off + L.unit <= L.bytes && off % L.unit == 0);
       ASSERT_TRUE(seen.insert(off).second) << "unit (" << c << ", " << u << ") stored twice";
-      ASSERT_EQ(off, L::chunk_offset(c, u / L::kUnitsPerChunk) + u % L::kUnitsPerChunk * L::kUnit);
+      ASSERT_EQ(off, static_cast<int>(L.chunk_offset(c, u / L.units_per_chunk)) +
+                         u % L.units_per_chunk * L.unit);
       // The kernel's shortcut: the columns of one vector share the swizzle of its first column.
-      const int first = c / L::kVec * L::kVec;
-      ASSERT_EQ(off, L::unit_offset(first, u) + (c - first) * L::kRowBytes);
+      const int first = c / L.vec * L.vec;
+      ASSERT_EQ(off, static_cast<int>(L.unit_offset(first, u)) + (c - first) * L.row_bytes);
     }
   std::set<std::pair<int, int>> slots;
-  for (int p = 0; p < L::kLoadPasses; ++p)
+  for (int p = 0; p < L.load_passes; ++p)
     for (int warp = 0; warp < step08::kThreads / 32; ++warp)
-      for (int e = 0; e < L::kVec; ++e) {
+      for (int e = 0; e < L.vec; ++e) {
         std::vector<int> addr(32);
         for (int lane = 0; lane < 32; ++lane) {
-          const step08::Slot s = step08::load_slot(L::kInVecs, 32 * warp + lane, p);
-          ASSERT_LT(s.vec, L::kInVecs);
-          ASSERT_LT(s.row, L::kUnitRows);
+          const step08::Slot s = step08::load_slot(L.in_vecs, 32 * warp + lane, p);
+          ASSERT_LT(s.vec, L.in_vecs);
+          ASSERT_LT(s.row, L.unit_rows);
           if (e == 0) ASSERT_TRUE(slots.insert({s.vec, s.row}).second);
-          addr[lane] = L::unit_offset(s.vec * L::kVec + e, s.row);
+          addr[lane] = static_cast<int>(L.unit_offset(s.vec * L.vec + e, s.row));
         }
-        EXPECT_EQ(degree(addr, L::kUnit), 1) << "unit write, pass " << p << ", element " << e;
+        EXPECT_EQ(degree(addr, L.unit), 1) << "unit write, pass " << p << ", element " << e;
       }
-  EXPECT_EQ(slots.size(), static_cast<std::size_t>(L::kInVecs * L::kUnitRows));
-  for (int p = 0; p < L::kStorePasses; ++p)
+  EXPECT_EQ(slots.size(), static_cast<std::size_t>(L.in_vecs * L.unit_rows));
+  for (int p = 0; p < L.store_passes; ++p)
     for (int warp = 0; warp < step08::kThreads / 32; ++warp) {
       std::vector<int> addr(32);
       for (int lane = 0; lane < 32; ++lane) {
         const int f = 32 * warp + lane + step08::kThreads * p;
-        addr[lane] = L::chunk_offset(f / L::kOutChunks, f % L::kOutChunks);
+        addr[lane] = static_cast<int>(L.chunk_offset(f / L.out_chunks, f % L.out_chunks));
       }
       EXPECT_EQ(degree(addr, 16), 1) << "chunk read, pass " << p;
     }
+}
+
+template <int S, int TR, int TC>
+void check_layout() {
+  check_layout(layout_of<S, TR, TC>());
 }
 
 #endif  // __CUDA_ARCH__
