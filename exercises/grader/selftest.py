@@ -849,6 +849,7 @@ def main():
     isolated = os.geteuid() == 0
     cases = load_cases([c for c in args.cases.split(",") if c], mode)
     rows = []
+    seen = {"isolation": set(), "device": set(), "sanitizer": set()}
     print("%-26s %-9s %-7s %-10s %5s  %s" % ("case (%s mode)" % mode, "score", "checks", "verdict",
                                              "time", "example message"))
     for case in cases:
@@ -859,6 +860,11 @@ def main():
         seconds, doc, checks = run_case(case, args, manifest, work, mode)
         bad = [c for c in checks if not c[0]]
         failures += len(bad)
+        if doc:
+            seen["isolation"].add(doc["extra_data"].get("isolation", "?"))
+            seen["device"].add(doc["extra_data"].get("device", "none"))
+            seen["sanitizer"].update(t["extra_data"]["sanitizer_mode"] for t in doc["tests"]
+                                     if "sanitizer_mode" in t["extra_data"])
         score = "%g/%g" % (doc["score"], doc["extra_data"]["max_score"]) if doc else "-"
         example = next((c[2] for c in checks if c[4] and c[2]), "") or \
             next((c[2] for c in checks if c[2]), "")
@@ -877,6 +883,10 @@ def main():
     print("  %-26s %-9s %-7s %-10s %s" % ("case", "score", "checks", "verdict", "time"))
     for r in rows:
         print("  %-26s %-9s %-7s %-10s %s" % r[:5])
+    print("grader: isolation %s; device %s; compute-sanitizer ran as %s" % (
+        ", ".join(sorted(seen["isolation"])) or "-", ", ".join(sorted(seen["device"])) or "-",
+        {"root": "root, the worker dropped", "user": "the sandbox user"}.get(
+            ",".join(sorted(seen["sanitizer"])), ",".join(sorted(seen["sanitizer"])) or "-")))
     print("unit checks: %d/%d; cases: %s" % (
         len(units) - len(bad_units), len(units),
         "all as expected" if not failures else "%d UNEXPECTED outcomes" % failures))
