@@ -87,7 +87,9 @@ $(STEP_BINS) $(LAB_BINS) $(TOOL_BINS): $(CONFIGURED)
 # reader sees every test by name; the GPU tests skip without a GPU.
 $(EX_TARGETS): $(CONFIGURED)
 	cmake --build $(BUILD) --target test_$@_exercise -j $(JOBS)
-	$(BUILD)/bin/test_$@_exercise
+	@$(BUILD)/bin/test_$@_exercise || { echo "make $@: some tests fail: your answer in" \
+	  "exercises/$(filter $(patsubst ex%,%,$@)_%,$(EXERCISES_NN))/ is not done yet (its README" \
+	  "says what done is)" >&2; exit 1; }
 
 all: $(CONFIGURED)
 	cmake --build $(BUILD) -j $(JOBS)
