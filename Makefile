@@ -15,7 +15,7 @@ STEP_BINS := $(foreach s,$(STEPS),step$(firstword $(subst _, ,$(s))))
 # A step's lab (steps/NN_name/lab/, the variants tried and not taught) builds ./stepNN-lab.
 LAB_BINS := $(strip $(foreach s,$(STEPS),$(if $(wildcard steps/$(s)/lab/CMakeLists.txt),step$(firstword $(subst _, ,$(s)))-lab)))
 # Tools beside the lessons, built and copied like the steps.
-TOOL_BINS := bankmap step08_patterns
+TOOL_BINS := bankmap step08_patterns step07-latency
 # The exercises: `make ex01` builds exercises/01_*/ as the reader wrote it and runs its tests.
 EXERCISES_NN := $(patsubst exercises/%,%,$(wildcard exercises/[0-9][0-9]_*))
 EX_TARGETS := $(foreach e,$(EXERCISES_NN),ex$(firstword $(subst _, ,$(e))))
@@ -61,6 +61,7 @@ help:
 	@echo "  make profile STEP=NN  Nsight Compute counters of step NN (DRAM bytes, sectors, bank conflicts)"
 	@echo "  make bankmap       build ./bankmap, the shared-memory bank model (no GPU needed)"
 	@echo "  make step08_patterns  build ./step08_patterns, step 08's read and write patterns timed apart"
+	@echo "  make step07-latency   build ./step07-latency, the latency of one load (step 07's lab)"
 	@echo "  make bench [SIZES=...]  run every step over a size sweep into plots/data/bench.csv"
 	@echo "  make plots         redraw the figures and the README/lesson tables from plots/data"
 	@echo "  make docs          build the Doxygen site into $(BUILD)/docs/html"
