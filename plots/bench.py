@@ -330,8 +330,10 @@ def count_kernels(problems, header, rows):
 def split_parts(problems, args, n):
     """n contiguous slices of the plan of about equal estimated time. The cut ignores the kernel
     counts read from the CSV, which change as soon as part 1 has written its rows: every
-    invocation of one sweep must cut the plan at the same places."""
-    costs = [p.estimate_all_s(args, kernels=DEFAULT_KERNELS) for p in problems]
+    invocation of one sweep must cut the plan at the same places. PyTorch, always last in the
+    plan, costs nothing here, so the cut is the same with --no-pytorch as without it."""
+    costs = [0.0 if p.binary == "pytorch" else p.estimate_all_s(args, kernels=DEFAULT_KERNELS)
+             for p in problems]
     total = sum(costs) or 1
     parts, start, done = [], 0, 0.0
     for k in range(1, n + 1):

@@ -398,6 +398,12 @@ class Bench(unittest.TestCase):
         parts = bench.split_parts(problems, args, 3)
         self.assertEqual(sum(parts, []), problems)
         self.assertTrue(all(parts))
+        # PyTorch, last in the plan, moves no cut: --part K/N with and without --no-pytorch
+        # slice the same problems (a sweep split over several commands leaves no gap).
+        peers = bench.Problem("pytorch", [], source="peers_pytorch.py")
+        with_peers = bench.split_parts(problems + [peers], args, 3)
+        self.assertEqual(with_peers[:2], parts[:2])
+        self.assertEqual(with_peers[2], parts[2] + [peers])
 
     def test_the_default_sweep(self):
         args = self.args()
