@@ -104,7 +104,7 @@ STEP_IDEAS = {
     "04": "an XOR swizzle: no conflicts, no wasted memory",
     "05": "several elements per thread",
     "06": "vector loads and stores",
-    "07": "64 x 64 tiles: more bytes in flight",
+    "07": "64 x 64 tiles, enough bytes in flight, the tiles walked down the columns",
     "08": "any shape, any element type",
     "09": "in place, and many small matrices at once",
 }
