@@ -1259,6 +1259,11 @@ class Grader:
             errors, summary = sanitizer_errors(text)
             if ran.rc not in (0, 86):  # the tool itself did not end normally: no verdict
                 errors = None
+            elif ran.rc == 86 and not errors:
+                # The tool's exit status says it found errors, whatever the report says: in user
+                # mode the submission can reach the report, never the tool's exit status.
+                errors = 1
+                summary = "the tool exited with its error code (%s)" % (summary or "no summary")
             verdicts, note = self.judge(number, plan, data)
             del note
         finally:

@@ -426,6 +426,18 @@ def sanitizer_plumbing(work, judge_grader):
             ok, detail = False, traceback.format_exc()[-1500:]
         out.append(("sanitizer plumbing (%s mode): the report and the worker's data come back"
                     % mode, ok, detail))
+    # A clean report beside the tool's error exit status (a report the submission rewrote):
+    # the exit status decides.
+    tool.write_text(FAKE_SANITIZER.replace("exit $rc", "exit 86"))
+    try:
+        ran, errors, summary, log, verdicts = g.sanitize(worker, 1, items, "memcheck", "user",
+                                                         timeout=60)
+        ok, detail = bool(errors), "errors %s, summary %s" % (errors, summary)
+    except Exception:
+        import traceback
+        ok, detail = False, traceback.format_exc()[-1500:]
+    out.append(("sanitizer plumbing: the tool's error exit status outweighs a clean report", ok,
+                detail))
     shutil.rmtree(stage, ignore_errors=True)
     return out
 
