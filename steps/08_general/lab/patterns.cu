@@ -45,9 +45,6 @@ std::vector<Line> measure(const course::Options& opt, const void* in, void* out,
   const course::Problem& p = opt.problem;
   const std::int64_t rows = p.rows, cols = p.cols;
   constexpr int T = step08::scalar_tile(S);
-  if (step08::blocks_for(rows, cols, {T, T}) < 0) {
-    throw course::UsageError("--rows x --cols: " + p.describe() + " needs more than 2^31-1 tiles");
-  }
   auto median = [&](const std::function<cudaError_t(cudaStream_t)>& launch) {
     return course::time_runs([&](cudaStream_t s) { CUDA_CHECK(launch(s)); }, opt.warmup, opt.reps)
         .median_ms;
@@ -130,6 +127,16 @@ void append_csv(const course::Options& opt, const course::DeviceInfo& dev,
   if (!f) throw course::UsageError("--csv: cannot write '" + opt.csv + "'");
 }
 
+/// The kernel numbers its tiles on grid.x; checked before any device is looked for, so that a
+/// shape it cannot take gets exit 2 on any machine.
+void check_tiles(const course::Options& opt) {
+  const course::Problem& p = opt.problem;
+  const int t = step08::scalar_tile(course::elem_size(p.type));
+  if (step08::blocks_for(p.rows, p.cols, {t, t}) < 0) {
+    throw course::UsageError("--rows x --cols: " + p.describe() + " needs more than 2^31-1 tiles");
+  }
+}
+
 int run(const course::Options& opt) {
   const course::Problem& p = opt.problem;
   const course::DeviceInfo dev = course::query_device();
@@ -163,5 +170,5 @@ int main(int argc, char** argv) {
   info.default_cols = 16384;
   // run_main takes no --only, --seed or --no-verify (there is no kernel list to choose from and
   // nothing to verify) and leaves them out of --help.
-  return course::run_main(argc, argv, info, run);
+  return course::run_main(argc, argv, info, run, check_tiles);
 }
