@@ -1149,9 +1149,11 @@ def headline_bests(data, shape):
 
 
 def error_bars(rows):
-    """matplotlib's yerr for bars at rows' median GB/s: down to the slowest run, up to the
-    fastest (0 for a single run)."""
-    return [[r.gbps - r.gbps_lo for r in rows], [r.gbps_hi - r.gbps for r in rows]]
+    """matplotlib's yerr at rows' median GB/s: down to the slowest run, up to the fastest; None
+    when no row has several runs (no whiskers to draw). The lesson figures use it too."""
+    bars = [[max(r.gbps - r.gbps_lo, 0.0) for r in rows], [max(r.gbps_hi - r.gbps, 0.0)
+                                                          for r in rows]]
+    return bars if any(bars[0] + bars[1]) else None
 
 
 def draw_progression(data, path, lessons):
@@ -1170,7 +1172,7 @@ def draw_progression(data, path, lessons):
         rows = [r for _, _, r in bars]
         colors = [step_color(step) for step, _, _ in bars]
         drawn = ax.bar(x, [r.gbps for r in rows], color=colors,
-                       yerr=error_bars(rows) if any(r.runs > 1 for r in rows) else None,
+                       yerr=error_bars(rows),
                        error_kw={"elinewidth": 1, "capsize": 2, "ecolor": "0.25"})
         for bar, (_, label, _) in zip(drawn, bars):
             if label == "classic":  # the tutorial's kernel: the same colour, hatched and paler

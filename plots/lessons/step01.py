@@ -9,20 +9,6 @@ BLOCKS = ["32x32", "16x16", "32x8", "8x32"]
 SIDES = [("coalesced read", "#9ecae1"), ("coalesced write", "tab:blue")]
 
 
-def spread_gbps(r):
-    """How far a row's runs reach below and above its median, in GB/s: (0, 0) for one run."""
-    lo, hi = getattr(r, "gbps_lo", None), getattr(r, "gbps_hi", None)
-    if lo is None or hi is None:
-        return (0.0, 0.0)
-    return (max(r.gbps - lo, 0.0), max(hi - r.gbps, 0.0))
-
-
-def yerr(rows):
-    """matplotlib's asymmetric yerr for @p rows, or None when no row has several runs."""
-    pairs = [spread_gbps(r) for r in rows]
-    return [[p[0] for p in pairs], [p[1] for p in pairs]] if any(any(p) for p in pairs) else None
-
-
 def naive(data, mp, shape, side, block):
     return mp.best([r for r in mp.select(data, step="step01", shape=shape, type_="f32")
                     if r.kernel == f"naive, {side} {block}"])
@@ -47,7 +33,7 @@ def draw(data, mp, path):
                 if not r:
                     continue
                 x = i + (k - 0.5) * width
-                ax.bar(x, r.gbps, width, color=color, yerr=yerr([r]), capsize=3,
+                ax.bar(x, r.gbps, width, color=color, yerr=mp.error_bars([r]), capsize=3,
                        label=label)
                 label = None  # one legend entry per side
                 ax.annotate(f"{r.pct_copy:.0f}%", (x, r.gbps), textcoords="offset points",

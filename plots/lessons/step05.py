@@ -9,20 +9,6 @@ import re
 SHAPE_STYLES = ["o", "s"]
 
 
-def spread_gbps(r):
-    """How far a row's runs reach below and above its median, in GB/s: (0, 0) for one run."""
-    lo, hi = getattr(r, "gbps_lo", None), getattr(r, "gbps_hi", None)
-    if lo is None or hi is None:
-        return (0.0, 0.0)
-    return (max(r.gbps - lo, 0.0), max(hi - r.gbps, 0.0))
-
-
-def yerr(rows):
-    """matplotlib's asymmetric yerr for @p rows, or None when no row has several runs."""
-    pairs = [spread_gbps(r) for r in rows]
-    return [[p[0] for p in pairs], [p[1] for p in pairs]] if any(any(p) for p in pairs) else None
-
-
 def rows_per_thread(r):
     """"coarsened 32x8" -> 4 tile rows per thread; None for any other kernel."""
     m = re.fullmatch(r"coarsened 32x(\d+)", r.kernel)
@@ -52,7 +38,8 @@ def draw(data, mp, path):
     for ax, shape in zip(axes[0], shapes):
         points = sweep(data, mp, shape)
         xs = sorted(points)
-        ax.errorbar(xs, [points[n].gbps for n in xs], yerr=yerr([points[n] for n in xs]),
+        ax.errorbar(xs, [points[n].gbps for n in xs],
+                    yerr=mp.error_bars([points[n] for n in xs]),
                     marker="o", color=mp.step_color("step05"), capsize=3, label="step 05")
         for n in xs:
             ax.annotate(f"{points[n].pct_copy:.0f}%", (n, points[n].gbps),

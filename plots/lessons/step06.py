@@ -12,20 +12,6 @@ BYTES = {"float": 4, "float2": 8, "float4": 16}
 NAME = re.compile(r"(float\d?), (\d+) rows?/thread, swizzled")
 
 
-def spread_gbps(r):
-    """How far a row's runs reach below and above its median, in GB/s: (0, 0) for one run."""
-    lo, hi = getattr(r, "gbps_lo", None), getattr(r, "gbps_hi", None)
-    if lo is None or hi is None:
-        return (0.0, 0.0)
-    return (max(r.gbps - lo, 0.0), max(hi - r.gbps, 0.0))
-
-
-def yerr(rows):
-    """matplotlib's asymmetric yerr for @p rows, or None when no row has several runs."""
-    pairs = [spread_gbps(r) for r in rows]
-    return [[p[0] for p in pairs], [p[1] for p in pairs]] if any(any(p) for p in pairs) else None
-
-
 def sweep(data, mp, shape):
     """{(vector, rows per thread): row} of step 06's swizzled kernels at one shape."""
     found = {}
@@ -59,7 +45,7 @@ def draw(data, mp, path):
                 continue
             dx = (k - (len(all_rpt) - 1) / 2) * 0.06
             ax.errorbar([i + dx for i, _ in found], [r.gbps for _, r in found],
-                        yerr=yerr([r for _, r in found]), marker="o", capsize=3,
+                        yerr=mp.error_bars([r for _, r in found]), marker="o", capsize=3,
                         color=colors(k / max(len(all_rpt) - 1, 1) * 0.85),
                         label=f"{rpt} row{'s' if rpt > 1 else ''} per thread")
             shown += [r for _, r in found]
