@@ -61,6 +61,10 @@ endforeach()
 # Tools with a table of their own (run_main): no kernel list to choose from.
 if(TARGET step08_patterns)
   course_cli_tests(step08_patterns)
+  # Its own shape limit, checked before any device like every argument.
+  course_cli_test(step08_patterns.cli.RefusesMoreTilesThanAGrid step08_patterns 2
+                  "^step08_patterns: --rows x --cols: 1000000 x 200000000 f32 needs more than 2\\^31-1 tiles\n$"
+                  --type f32 --rows 1000000 --cols 200000000)
 endif()
 
 # Step 09's own checks of --mode and --batch against the shape, made when its kernel list is
