@@ -5,7 +5,7 @@
 // measures the L2's latency, one far larger measures DRAM's. NVIDIA publishes no DRAM latency;
 // this is where the course's number comes from.
 //
-//   make step07-lab && ./step07-latency [--csv plots/data/latency.csv] [--loads N] [--reps N]
+//   make step07-latency && ./step07-latency [--csv plots/data/latency.csv] [--loads N] [--reps N]
 #include <cuda_runtime.h>
 
 #include <algorithm>

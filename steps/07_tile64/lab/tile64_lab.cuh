@@ -28,7 +28,9 @@ enum class Smem {
   // The lesson's layout: float4 slot q of row r at slot q ^ (r / 4), unsigned arithmetic.
   swizzled,
   // The same layout written with signed int / and %, as this step's kernel first was: the same
-  // words, more integer instructions (the compiler must round negative quotients toward zero).
+  // words. The compiler must round negative quotients toward zero, which costs instructions on
+  // the edge path; on the float4 path it proves the operands non-negative and emits the same
+  // code as for the unsigned layout.
   signed_swizzle,
   // float tile[64][65]: conflict-free too with this placement, but a row no longer starts on a
   // 16-byte boundary, so each float4 goes into shared memory as four 4-byte stores.
