@@ -45,6 +45,7 @@ define run_ctest
 endef
 
 .PHONY: help configure all test test-cpu test-gpu sanitize profile bench plots docs grade deps \
+        grader-selftest \
         clean $(TOOL_BINS) $(STEP_BINS) $(LAB_BINS) $(EX_TARGETS)
 
 help:
@@ -66,6 +67,7 @@ help:
 	@echo "  make plots         redraw the figures and the README/lesson tables from plots/data"
 	@echo "  make docs          build the Doxygen site into $(BUILD)/docs/html"
 	@echo "  make grade SUBMISSION=dir [EXERCISES=01_rectangular,...] [OUT=dir] [HIDDEN=dir]"
+	@echo "  make grader-selftest  every case of the grader's self-test (make test runs a quick subset)"
 	@echo "                     grade a student's exercises (all of them, or those named)"
 	@echo "  make deps          install the optional tools: matplotlib, Doxygen (Debian/Ubuntu, pip);"
 	@echo "                     says where to get Nsight Compute and compute-sanitizer if missing"
@@ -120,6 +122,10 @@ plots:
 docs: $(CONFIGURED)
 	cmake -S . -B $(BUILD) >/dev/null
 	cmake --build $(BUILD) --target docs
+
+# Every case of the grader's self-test (make test runs a quick subset; CI runs both).
+grader-selftest:
+	python3 exercises/grader/selftest.py --work $(BUILD)/grader-selftest-full
 
 grade:
 	@test -n "$(SUBMISSION)" || { echo "usage: make grade SUBMISSION=dir [EXERCISES=01_rectangular,...] [OUT=dir] [HIDDEN=dir]" >&2; exit 2; }

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Self-test of the exercise grader (Python standard library only).
 
-    python3 exercises/grader/selftest.py            no GPU needed (run by `make test`, label cpu)
+    python3 exercises/grader/selftest.py            no GPU needed, every case (make grader-selftest)
+    python3 exercises/grader/selftest.py --quick    the cases of QUICK_CASES only (run by
+                                                    `make test`, label cpu)
     python3 exercises/grader/selftest.py --gpu      on a machine with a CUDA device, as root
     python3 exercises/grader/selftest.py --unit     the fast checks only (seconds)
 
@@ -35,6 +37,11 @@ from pathlib import Path
 GRADER_DIR = Path(__file__).resolve().parent
 COURSE_DIR = GRADER_DIR.parent.parent
 TESTDATA = GRADER_DIR / "testdata"
+# What `make test` runs (--quick): the answers and the skeletons, and one case of each hostile
+# class that needs no GPU. Every case, the broken answers too, runs in `make grader-selftest`
+# (which CI runs as well).
+QUICK_CASES = ["solutions", "skeletons", "forged_report", "rewrite_results", "orphan_holds_pipe",
+               "writes_outside", "include_solution", "ex02_padded", "ex01_grid_for_output"]
 sys.path.insert(0, str(GRADER_DIR))
 sys.dont_write_bytecode = True  # no __pycache__ in the course's folders
 import grade  # noqa: E402  (the module under test)
@@ -830,6 +837,8 @@ def main():
     ap.add_argument("--work", default=str(COURSE_DIR / "build-grade" / "selftest"),
                     help="work folder (staged build, submissions, results); kept between runs")
     ap.add_argument("--cases", default="", help="comma-separated case names (default: all)")
+    ap.add_argument("--quick", action="store_true",
+                    help="only the cases of QUICK_CASES (what `make test` runs)")
     ap.add_argument("--build-arch", default="", help="CUDA architectures for the staged build")
     ap.add_argument("--cmake-arg", action="append", help="extra cmake configure argument")
     ap.add_argument("--jobs", type=int, default=0)
@@ -859,7 +868,9 @@ def main():
         print("  UNEXPECTED  %s: %s" % (name, detail))
     failures += len(bad_judged)
     isolated = os.geteuid() == 0
-    cases = load_cases([c for c in args.cases.split(",") if c], mode)
+    selected = QUICK_CASES if args.quick and not args.cases else \
+        [c for c in args.cases.split(",") if c]
+    cases = load_cases(selected, mode)
     rows = []
     seen = {"isolation": set(), "device": set(), "sanitizer": set()}
     print("%-26s %-9s %-7s %-10s %5s  %s" % ("case (%s mode)" % mode, "score", "checks", "verdict",
