@@ -109,9 +109,9 @@ std::vector<Variant> select_variants(const StepInfo& step, const Options& opt,
   return variants;
 }
 
-// parse, --help, the arguments' checks (@p check, then check_arguments), the device, @p body;
-// the errors become exit codes with a one-line message.
-int run_frame(int argc, char** argv, const StepInfo& step, const StepBody& check,
+// parse, --help, the arguments' checks (@p check, which throws UsageError, then
+// check_arguments), the device, @p body; the errors become exit codes with a one-line message.
+int run_frame(int argc, char** argv, const StepInfo& step, const ArgumentCheck& check,
               const StepBody& body) {
   try {
     const Options opt = parse_options(step, std::vector<std::string>(argv + 1, argv + argc));
@@ -119,8 +119,7 @@ int run_frame(int argc, char** argv, const StepInfo& step, const StepBody& check
       std::cout << usage(step);
       return kExitOk;
     }
-    const int checked = check(opt);
-    if (checked != kExitOk) return checked;
+    if (check) check(opt);
     check_arguments(opt);
     const int ready = check_device(step, opt);
     return ready != kExitOk ? ready : body(opt);
@@ -261,23 +260,14 @@ int run_main(int argc, char** argv, const StepInfo& step, const StepBody& body,
              const ArgumentCheck& check) {
   StepInfo own_table = step;
   own_table.verifies_kernels = false;
-  return run_frame(
-      argc, argv, own_table,
-      [&](const Options& opt) {
-        if (check) check(opt);
-        return int{kExitOk};
-      },
-      body);
+  return run_frame(argc, argv, own_table, check, body);
 }
 
 int run_step(int argc, char** argv, const StepInfo& step, const VariantList& make_variants) {
   std::vector<Variant> variants;
   return run_frame(
       argc, argv, step,
-      [&](const Options& opt) {
-        variants = select_variants(step, opt, make_variants);
-        return int{kExitOk};
-      },
+      [&](const Options& opt) { variants = select_variants(step, opt, make_variants); },
       [&](const Options& opt) { return run(step, opt, std::move(variants)); });
 }
 
