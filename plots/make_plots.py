@@ -61,10 +61,13 @@ are fine); the text between them is the value, rewritten from the data:
            give is the first selection's; col= applies to both
   profile: a value of profile.csv; metric= is Nsight Compute's name or the profile table's
            column header ("DRAM read MB"); no col=
+  latency: the nanoseconds of one load in plots/data/latency.csv (step07-latency), the median
+           of the runs: <!-- num latency pattern="within each page" footprint=1073741824 -->
+           (pattern= a piece of the pattern's name that picks one; footprint= in bytes)
 
   Formats: pct_copy, pct_peak and spread 1 decimal; gbps 0 decimals; median_ms and min_ms 3
   significant digits; runs an integer; diff 1 decimal; ratio 2 significant digits (2.5, 10);
-  profile values as the profile tables print them. A selection that matches no kernel or
+  profile values as the profile tables print them; latency 0 decimals. A selection that matches no kernel or
   several, an unknown attribute, a value that is not the data's (under --check) are errors,
   reported as file:line.
 
@@ -242,6 +245,12 @@ def select(rows, step=None, shape=None, type_=None, batch=1):
 def step_number(step):
     """"step05" -> "05"; "pytorch" -> None."""
     m = re.fullmatch(r"step(\d\d)", step)
+    return m.group(1) if m else None
+
+
+def profile_step(step):
+    """What `make profile STEP=` takes: "step05" -> "05", "step07-lab" -> "07-lab"; else None."""
+    m = re.fullmatch(r"step(\d\d(-lab)?)", step)
     return m.group(1) if m else None
 
 
@@ -493,7 +502,7 @@ def render_profile_table(attrs, profile, md_path):
               and (shapes is None or (int(p["rows"]), int(p["cols"])) in shapes)
               and (type_ is None or p["type"] == type_)]
     if not picked:
-        runs = ", ".join(f"`make profile STEP={step_number(s)}`" for s in steps if step_number(s))
+        runs = ", ".join(f"`make profile STEP={profile_step(s)}`" for s in steps if profile_step(s))
         return [NO_PROFILE.replace("`make profile STEP=NN`", runs)] if runs else [NO_PROFILE]
     # One table row per (step, kernel, problem) in the order of the steps listed; one column
     # per metric, known metrics in METRICS' order, unknown ones after, in order of appearance.
@@ -521,7 +530,7 @@ def render_profile_table(attrs, profile, md_path):
         body.append(([step] if with_step else []) + [cell(kernel), fmt_shape((rows, cols), 1, t)]
                     + [values[key].get(h, "-") for h in headers])
     setups = sorted({f"{p['device']}, driver {p['driver']}, {p['date']}" for p in picked})
-    nn = ", ".join(f"`make profile STEP={step_number(s)}`" for s in steps if step_number(s))
+    nn = ", ".join(f"`make profile STEP={profile_step(s)}`" for s in steps if profile_step(s))
     columns = (["step"] if with_step else []) + ["kernel", "shape"] + [cell(h) for h in headers]
     return (table(columns, body)
             + ["", f"Nsight Compute on {'; '.join(setups)} ({nn or 'scripts/profile.sh'})."])
@@ -822,14 +831,15 @@ def selection(attrs, prefix, base=None):
     return sel
 
 
-def render_num(text, data, profile):
+def render_num(text, data, profile, latency=()):
     """The value of an inline marker whose opening tag holds `text` (what follows "num")."""
     tokens = parse_tokens(text)
     form = "value"
     if tokens and tokens[0][1] is None:
         form = tokens.pop(0)[0]
-        if form not in ("diff", "ratio", "profile"):
-            raise MarkerError(f"unknown form '{form}' (num, num diff, num ratio, num profile)")
+        if form not in ("diff", "ratio", "profile", "latency"):
+            raise MarkerError(f"unknown form '{form}' (num, num diff, num ratio, num profile, "
+                              "num latency)")
     attrs = {}
     for key, value in tokens:
         if value is None:
@@ -837,6 +847,8 @@ def render_num(text, data, profile):
         if key in attrs:
             raise MarkerError(f"'{key}' is given twice")
         attrs[key] = value
+    if form == "latency":
+        return render_num_latency(attrs, latency)
     allowed = set(NUM_SELECT) | ({"metric"} if form == "profile" else {"col"})
     if form in ("diff", "ratio"):
         allowed |= {"vs." + n for n in NUM_SELECT}
@@ -872,6 +884,31 @@ def render_num(text, data, profile):
     if b == 0:
         raise MarkerError("num ratio: the vs. value is 0")
     return fmt_sig(a / b, 2)
+
+
+def render_num_latency(attrs, latency):
+    """The median ns_per_load of latency.csv's runs of one pattern at one footprint."""
+    for name in attrs:
+        if name not in ("pattern", "footprint"):
+            raise MarkerError(f"num latency: unknown attribute '{name}' (allowed: footprint, "
+                              "pattern)")
+    if set(attrs) != {"pattern", "footprint"}:
+        raise MarkerError("num latency: attributes 'pattern' and 'footprint' are required")
+    patterns = sorted({r["pattern"] for r in latency})
+    found = [p for p in patterns if p == attrs["pattern"]] or \
+            [p for p in patterns if attrs["pattern"] in p]
+    if len(found) != 1:
+        what = "no pattern" if not found else f"{len(found)} patterns"
+        raise MarkerError(f"pattern '{attrs['pattern']}' matches {what} of "
+                          f"plots/data/latency.csv ({some(found or patterns)})")
+    try:
+        ns = [float(r["ns_per_load"]) for r in latency
+              if r["pattern"] == found[0] and int(r["footprint_bytes"]) == int(attrs["footprint"])]
+    except ValueError as e:
+        raise MarkerError(f"num latency: {e}")
+    if not ns:
+        raise MarkerError(f"no latency.csv run of '{found[0]}' at footprint {attrs['footprint']}")
+    return fmt_fixed(median(ns), 0)
 
 
 def render_num_profile(attrs, profile):
@@ -1611,6 +1648,8 @@ def main(argv=None):
 
     data = load_bench(data_dir / "bench.csv")
     profile = [p for p in read_csv(data_dir / "profile.csv") if p.get("step") not in (None, "step")]
+    latency = [r for r in read_csv(data_dir / "latency.csv")
+               if r.get("pattern") not in (None, "pattern")]
     maps = load_bankmaps(data_dir / "bankmap.csv")
     patterns = [p for p in read_csv(data_dir / "patterns.csv")
                 if p.get("type") not in (None, "type")]
@@ -1645,11 +1684,11 @@ def main(argv=None):
     if not args.no_markdown:
         only = {f.resolve() for f in args.files} if args.files else None
         failed = check_markdown(root, args.check, data, profile, patterns, catalog,
-                                only) or failed
+                                only, latency) or failed
     return 1 if failed else 0
 
 
-def check_markdown(root, check, data, profile, patterns, catalog, only=None):
+def check_markdown(root, check, data, profile, patterns, catalog, only=None, latency=()):
     """Rewrites (or, with check, compares) every Markdown file; reports what is wrong as
     file:line: reason; checks that every committed PNG is linked. True if anything failed."""
     # Links in the Markdown always point at the committed figures, wherever --figures-dir sent
@@ -1672,7 +1711,8 @@ def check_markdown(root, check, data, profile, patterns, catalog, only=None):
             return render_figure(attrs, catalog, md, committed)
 
         old = md.read_text()
-        new, findings, changed = rewrite(old, render, lambda text: render_num(text, data, profile))
+        new, findings, changed = rewrite(old, render,
+                                         lambda text: render_num(text, data, profile, latency))
         texts[md] = new
         shown = md.relative_to(root).as_posix()
         for f in findings:

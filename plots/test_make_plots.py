@@ -248,6 +248,27 @@ class Numbers(unittest.TestCase):
                 self.assertEqual(code, 0, err)
                 self.assertIn(f"-->{want}<", self.repo.read("steps/01_naive/README.md"))
 
+    def test_latency_values(self):
+        header = ("pattern,footprint_bytes,loads,ns_per_load,cycles_per_load,sms,l2_bytes,device,"
+                  "driver,cuda,date\n")
+        runs = "".join(f"random lines within each page,1073741824,1,{ns},1,132,1,GPU,1,1,d\n"
+                       for ns in (349.7, 345.8, 345.9))
+        repo = self.make('<!-- num latency pattern="within each page" footprint=1073741824 -->'
+                         "?<!-- /num --> ns\n")
+        (repo.root / "plots" / "data" / "latency.csv").write_text(header + runs)
+        code, _, err = repo.run()
+        self.assertEqual(code, 0, err)
+        self.assertIn("-->346<", repo.read("steps/01_naive/README.md"))
+        for marker, why in (("pattern=zzz footprint=1", "matches no pattern"),
+                            ('pattern="each page" footprint=5', "no latency.csv run"),
+                            ('pattern="each page"', "are required")):
+            with self.subTest(marker=marker):
+                repo = self.make(f"<!-- num latency {marker} -->1<!-- /num -->\n")
+                (repo.root / "plots" / "data" / "latency.csv").write_text(header + runs)
+                code, _, err = repo.run("--check")
+                self.assertNotEqual(code, 0)
+                self.assertIn(why, err)
+
     def test_number_formats(self):
         self.assertEqual(mp.fmt_sig(0.189792, 3), "0.190")
         self.assertEqual(mp.fmt_sig(12.345, 3), "12.3")
