@@ -541,27 +541,37 @@ NO_PATTERNS = ("_No pattern timings yet: run `./step08_patterns --csv plots/data
 
 
 def render_pattern_table(attrs, patterns, md_path):
-    """step08_patterns' lines for one element type at the shapes listed, latest run of each."""
+    """step08_patterns' lines for one element type at the shapes listed: the median of the runs
+    of each line (every row of the same shape, pattern and group is one run), with the spread."""
     check_attrs("pattern-table", attrs, ("type", "shapes"), required=("type", "shapes"))
     shapes = parse_shapes(attrs["shapes"])
-    latest = {}  # a line measured again replaces the old one
+    runs = {}
     for p in patterns:
         shape = (int(p["rows"]), int(p["cols"]))
         if p["type"] == attrs["type"] and shape in shapes:
-            latest[(shape, p["pattern"], p["group_rows"])] = p
-    if not latest:
+            runs.setdefault((shape, p["pattern"], p["group_rows"]), []).append(p)
+    if not runs:
         return [NO_PATTERNS]
     body = []
-    for (shape, pattern, group), p in sorted(latest.items(), key=lambda kv: shapes.index(kv[0][0])):
-        body.append([cell(pattern), fmt_shape(shape), group, fmt_ms(float(p["median_ms"])),
-                     f"{float(p['gbps']):.0f}", f"{float(p['pct_stream']):.1f}"])
+    for (shape, pattern, group), got in sorted(runs.items(),
+                                               key=lambda kv: shapes.index(kv[0][0])):
+        pct = [float(p["pct_stream"]) for p in got]
+        body.append([cell(pattern), fmt_shape(shape), group,
+                     fmt_ms(median(float(p["median_ms"]) for p in got)),
+                     f"{median(float(p['gbps']) for p in got):.0f}", f"{median(pct):.1f}",
+                     f"{max(pct) - min(pct):.1f}"])
+    every = [p for got in runs.values() for p in got]
     setups = sorted({f"{p['device']}, driver {p['driver']}, CUDA {p['cuda']}, {p['date']}"
-                     for p in latest.values()})
-    return (table(["pattern", "shape", "group", "median ms", "GB/s", "% of stream"], body)
-            + ["", f"Measured on {'; '.join(setups)} (`./step08_patterns --type {attrs['type']}`). "
-                   "group: tile rows per group of the tile order, '-' for a linear stream; "
-                   "% of stream: against the linear stream of the same kind (reads, writes, or "
-                   "the copy for the transpose)."])
+                     for p in every})
+    counts = sorted({len(got) for got in runs.values()})
+    over = (f"{counts[0]} runs" if len(counts) == 1 else f"{counts[0]} to {counts[-1]} runs")
+    return (table(["pattern", "shape", "group", "median ms", "GB/s", "% of stream", "spread"],
+                  body)
+            + ["", f"Measured on {'; '.join(setups)} (`./step08_patterns --type {attrs['type']}`, "
+                   f"the median of {over}). group: tile rows per group of the tile order, '-' for "
+                   "a linear stream; % of stream: against the linear stream of the same kind "
+                   "(reads, writes, or the copy for the transpose); spread: the largest minus the "
+                   "smallest % of stream over the runs, in points."])
 
 
 def lesson_dirs(root):
