@@ -17,23 +17,21 @@ namespace step08 {
 enum class Path {
   copy,       ///< 1 x N or N x 1: the transpose has the same bytes as the input, a cudaMemcpy
   vector,     ///< 1-, 2- or 16-byte elements, every row on both sides on 16 bytes: transpose_vec
-  scalar,     ///< 4- or 8-byte elements, or rows off 16 bytes: transpose_scalar, one element per
-              ///< access
+  shifted,    ///< 1- or 2-byte elements, rows off 16 bytes: transpose_shift
+  scalar,     ///< 4- or 8-byte elements on any rows: transpose_scalar, one element per access
 };
 
 inline const char* path_name(Path p) {
   switch (p) {
     case Path::copy: return "copy";
     case Path::vector: return "16B vectors";
+    case Path::shifted: return "shifted vectors";
     default: return "scalar";
   }
 }
 
 /// Tile rows x cols, in elements.
-struct TileSize {
-  int rows;
-  int cols;
-};
+struct TileSize { int rows, cols; };
 
 /// The vector kernel's tile per element size: 4 to 32 KB, each side 128 to 256 bytes long (the
 /// lab, lab/LAB.md, times other tile shapes for each size).
@@ -47,30 +45,31 @@ constexpr TileSize vector_tile(std::size_t elem_size) {
   }
 }
 
+/// The shifted kernel's tile (1- and 2-byte elements), 32 KB, and the rows it loads above its
+/// own when the writes are cut on sectors (one sector of elements): tiles step down by the rest.
+constexpr TileSize shift_tile(std::size_t elem_size) {
+  return elem_size == 1 ? TileSize{256, 128} : TileSize{128, 128};
+}
+constexpr int shift_lead(std::size_t elem_size) { return static_cast<int>(32 / elem_size); }
+
 /// The scalar kernel's square tile per element size (17-37 KB of shared memory with the lead
 /// rows of a cut). 4- and 8-byte elements use 64 x 64, which keeps more loads in flight per
 /// thread than 32 x 32 (the lab times both); 16-byte elements stay at 32 x 32 (64 x 64 would
 /// pass 48 KB of static shared memory).
 constexpr int scalar_tile(std::size_t elem_size) {
-  switch (elem_size) {
-    case 1: return 128;
-    case 2: return 128;
-    case 4: return 64;
-    case 8: return 64;
-    default: return 32;
-  }
+  return elem_size <= 2 ? 128 : elem_size <= 8 ? 64 : 32;
 }
 
 /// What the launcher will do.
 struct Plan {
   Path path = Path::copy;
   TileSize tile = {0, 0};      ///< 0 x 0 for the copy
-  bool cut = false;            ///< scalar: output rows are cut on their 32-byte sectors
+  bool cut = false;            ///< scalar, shifted: output rows cut on their 32-byte sectors
   std::int64_t blocks = 0;     ///< tiles, one block each (0 for the copy)
 
   std::string describe() const {
     std::string s = path_name(path);
-    if (path == Path::scalar && cut) s += ", sector-aligned writes";
+    if (path != Path::vector && path != Path::copy && cut) s += ", sector-aligned writes";
     return s;
   }
 };
@@ -125,29 +124,34 @@ constexpr bool vectors_pay(std::size_t elem_size) { return elem_size != 4 && ele
 ///   1 x N, N x 1              -> copy (the transposed matrix has the same bytes)
 ///   both sides aligned, and   -> vector, the fast path for narrow elements: every access
 ///   vectors_pay(elem_size)       16 bytes, whole tiles unchecked
-///   otherwise                 -> scalar: one element per access; when output rows do not start
-///                                on 32-byte sectors, each output row is cut on its own sectors
+///   1- or 2-byte elements     -> shifted: aligned vectors shifted into place in registers
+///   otherwise                 -> scalar: one element per access
+/// shifted and scalar cut each output row on its own sectors when the rows do not start on one.
 inline bool plan_transpose(std::size_t elem_size, std::int64_t rows, std::int64_t cols,
                            std::uintptr_t in, std::uintptr_t out, Plan* plan) {
   if (!valid_problem(elem_size, rows, cols, in, out)) return false;
   Plan p;
-  if (rows == 1 || cols == 1) {
-    p.path = Path::copy;
+  if (rows == 1 || cols == 1) {  // p.path is Path::copy
     *plan = p;
     return true;
   }
   const bool in_ok = input_rows_aligned(elem_size, cols, in);
   const bool out_ok = output_rows_aligned(elem_size, rows, out);
+  TileSize step{0, 0};  // how far apart the tiles are: the tile less its lead rows if shifted
+  p.cut = !output_rows_on_sectors(elem_size, rows, out);
   if (in_ok && out_ok && vectors_pay(elem_size)) {
     p.path = Path::vector;
-    p.tile = vector_tile(elem_size);
-  } else {
-    // 16-byte elements are always aligned once their pointers are (checked above).
+    p.tile = step = vector_tile(elem_size);
+    p.cut = false;
+  } else if (elem_size <= 2) {
+    p.path = Path::shifted;
+    p.tile = step = shift_tile(elem_size);
+    if (p.cut) step.rows -= shift_lead(elem_size);
+  } else {  // 16-byte elements are always aligned once their pointers are (checked above)
     p.path = Path::scalar;
-    p.tile = {scalar_tile(elem_size), scalar_tile(elem_size)};
-    p.cut = !output_rows_on_sectors(elem_size, rows, out);
+    p.tile = step = {scalar_tile(elem_size), scalar_tile(elem_size)};
   }
-  p.blocks = blocks_for(rows, cols, p.tile);
+  p.blocks = blocks_for(rows, cols, step);
   if (p.blocks < 0) return false;
   *plan = p;
   return true;

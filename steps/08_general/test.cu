@@ -89,6 +89,29 @@ TEST(Step08Launcher, TransposesFromAndToUnalignedPointers) {
   }
 }
 
+// ---- GPU: the shifted vectors on rows off 16 bytes ------------------------------------------
+
+// The course's misaligned targets and their one-side-aligned neighbours, rows shorter than a
+// vector, 1 x N and N x 1, for bytes and halves: the shifted kernel on its own and the launcher
+// (which takes it), then both from and to buffers that start one element past 16 bytes.
+TEST(Step08Shifted, TransposesMisalignedShapesOfBytesAndHalves) {
+  REQUIRE_GPU();
+  std::vector<course::Shape> shapes = {{4095, 4097}, {4096, 4097}, {4097, 4096}, {8191, 8193},
+                                       {12345, 6789}, {1, 4097}, {4097, 1}, {3, 40001},
+                                       {40001, 3}};
+  for (const course::Shape& s : step08_test::misaligned_shapes()) shapes.push_back(s);
+  for (ElemType t : {ElemType::i8, ElemType::f16, ElemType::bf16}) {
+    const Variant shifted = course::elem_size(t) == 1 ? step08::shifted_variant<1>()
+                                                      : step08::shifted_variant<2>();
+    for (const course::Shape& s : shapes) {
+      const Problem p{t, s.rows, s.cols, 1};
+      EXPECT_TRUE(course::check_transpose(shifted, p));
+      EXPECT_TRUE(course::check_transpose(step08::auto_variant(t), p));
+      EXPECT_TRUE(course::check_transpose(shifted, p, false, course::elem_size(t)));
+    }
+  }
+}
+
 // ---- GPU, label large: past 2^31 elements --------------------------------------------------
 
 std::int64_t host_memory_available() {  // bytes, from /proc/meminfo; 0 when unknown
@@ -178,10 +201,10 @@ TEST(Step08Large, I8Over2To31ElementsVector) {
   check_large(ElemType::i8, 46352, 46352, step08::Path::vector);
 }
 
-// The scalar path past 2^31 elements.
-TEST(Step08Large, I8Over2To31ElementsScalar) {
+// The shifted vector path past 2^31 elements (rows of 46341 bytes: off 16 bytes on both sides).
+TEST(Step08Large, I8Over2To31ElementsShifted) {
   REQUIRE_GPU();
-  check_large(ElemType::i8, 46341, 46341, step08::Path::scalar);
+  check_large(ElemType::i8, 46341, 46341, step08::Path::shifted);
 }
 
 // ---- CPU: the launcher's decisions -----------------------------------------------------------
@@ -224,7 +247,7 @@ TEST(CpuStep08Plan, AlignedRowsTakeTheVectorKernelWhereVectorsPay) {
 }
 
 TEST(CpuStep08Plan, MisalignedRowsTakeTheScalarKernelWithSectorAlignedWrites) {
-  for (std::size_t s : {1, 2, 4, 8}) {
+  for (std::size_t s : {4, 8}) {
     const Plan p = plan_of(s, 4095, 4097);
     EXPECT_EQ(p.path, Path::scalar) << s;
     EXPECT_EQ(p.tile.rows, step08::scalar_tile(s));
@@ -249,10 +272,36 @@ TEST(CpuStep08Plan, MisalignedRowsTakeTheScalarKernelWithSectorAlignedWrites) {
   p = plan_of(4, 46341, 46341);
   EXPECT_EQ(p.path, Path::scalar);
   EXPECT_EQ(p.blocks, 725 * 725);  // 46341 / 64 rounded up, squared: past 2^31 elements, fine
-  EXPECT_EQ(plan_of(1, 16, 24).path, Path::scalar);   // 24 bytes per input row
-  EXPECT_EQ(plan_of(1, 24, 16).path, Path::scalar);   // 24 bytes per output row
-  EXPECT_EQ(plan_of(2, 8, 12).path, Path::scalar);
-  EXPECT_EQ(plan_of(2, 16384, 16380).path, Path::scalar);
+}
+
+// Bytes and halves off 16 bytes on either side take the shifted vectors; the blocks step down
+// by the tile less its lead rows when the output rows are cut on sectors.
+TEST(CpuStep08Plan, MisalignedNarrowRowsTakeTheShiftedVectors) {
+  for (std::size_t s : {1, 2}) {
+    const step08::TileSize t = step08::shift_tile(s);
+    Plan p = plan_of(s, 4095, 4097);
+    EXPECT_EQ(p.path, Path::shifted) << s;
+    EXPECT_TRUE(p.cut) << s;
+    EXPECT_EQ(p.tile.rows, t.rows);
+    const std::int64_t step = t.rows - step08::shift_lead(s);
+    EXPECT_EQ(p.blocks, (4095 + step - 1) / step * ((4097 + t.cols - 1) / t.cols)) << s;
+    EXPECT_EQ(p.describe(), "shifted vectors, sector-aligned writes");
+    p = plan_of(s, 4096, 4097);  // input rows off 16 bytes, output rows on sectors: no lead
+    EXPECT_EQ(p.path, Path::shifted) << s;
+    EXPECT_FALSE(p.cut) << s;
+    EXPECT_EQ(p.blocks, 4096 / t.rows * ((4097 + t.cols - 1) / t.cols)) << s;
+    p = plan_of(s, 4097, 4096);  // input rows aligned, output rows off them
+    EXPECT_EQ(p.path, Path::shifted) << s;
+    EXPECT_TRUE(p.cut) << s;
+    EXPECT_EQ(plan_of(s, 12345, 6789).path, Path::shifted) << s;
+    EXPECT_EQ(plan_of(s, 46341, 46341).path, Path::shifted) << s;
+  }
+  EXPECT_EQ(plan_of(1, 16, 24).path, Path::shifted);  // 24 bytes per input row
+  EXPECT_EQ(plan_of(1, 24, 16).path, Path::shifted);  // 24 bytes per output row
+  EXPECT_EQ(plan_of(2, 8, 12).path, Path::shifted);
+  EXPECT_EQ(plan_of(2, 16384, 16380).path, Path::shifted);
+  // Output rows of 16 bytes, not 32: aligned vectors both sides, the plain vector kernel.
+  EXPECT_EQ(plan_of(1, 16, 16).path, Path::vector);
 }
 
 TEST(CpuStep08Plan, SingleRowsAndColumnsAreCopies) {
@@ -272,8 +321,10 @@ TEST(CpuStep08Plan, BuffersOffSixteenBytesLeaveTheVectorKernel) {
   p = plan_of(8, 1024, 1024, 256, 256 + 8);
   EXPECT_EQ(p.path, Path::scalar);
   EXPECT_TRUE(p.cut);
-  EXPECT_EQ(plan_of(1, 1024, 1024, 256 + 1, 256).path, Path::scalar);
-  EXPECT_EQ(plan_of(2, 1024, 1024, 256, 256 + 2).path, Path::scalar);
+  EXPECT_EQ(plan_of(1, 1024, 1024, 256 + 1, 256).path, Path::shifted);
+  p = plan_of(2, 1024, 1024, 256, 256 + 2);
+  EXPECT_EQ(p.path, Path::shifted);
+  EXPECT_TRUE(p.cut);
 }
 
 TEST(CpuStep08Plan, RefusesWhatNoKernelCanDo) {
@@ -315,14 +366,24 @@ TEST(CpuStep08Launcher, RefusesBeforeLaunching) {
 
 TEST(CpuStep08Variants, EveryTypeHasTheLauncherAndEachOfItsPaths) {
   for (ElemType t : course::all_elem_types()) {
+    const std::size_t size = course::elem_size(t);
     const auto v = step08::variants(t);
-    ASSERT_EQ(v.size(), 4u);
+    const std::size_t shifted = size <= 2 ? 1 : 0;  // the shifted kernel: bytes and halves
+    ASSERT_EQ(v.size(), 4u + shifted);
     EXPECT_EQ(v[0].name, "auto");
-    const step08::TileSize vt = step08::vector_tile(course::elem_size(t));
+    const step08::TileSize vt = step08::vector_tile(size);
     EXPECT_EQ(v[1].name, "16B vectors, tile " + step08::tile_text(vt.rows, vt.cols));
-    EXPECT_EQ(v[2].name, "scalar, writes cut at tile edges");
-    EXPECT_EQ(v[3].name, "scalar, writes cut on sectors");
+    if (shifted) {
+      const step08::TileSize st = step08::shift_tile(size);
+      EXPECT_EQ(v[2].name, "shifted vectors, tile " + step08::tile_text(st.rows, st.cols));
+    }
+    EXPECT_EQ(v[2 + shifted].name, "scalar, writes cut at tile edges");
+    EXPECT_EQ(v[3 + shifted].name, "scalar, writes cut on sectors");
   }
+  const Problem bytes{ElemType::i8, 4095, 4097, 1};
+  EXPECT_EQ(step08::auto_variant(ElemType::i8, &bytes).name,
+            "auto: shifted vectors, sector-aligned writes");
+  EXPECT_EQ(step08::auto_variant(ElemType::i8, &bytes).tile, "256x128");
   const Problem odd{ElemType::f32, 4095, 4097, 1};
   EXPECT_EQ(step08::auto_variant(ElemType::f32, &odd).name,
             "auto: scalar, sector-aligned writes");
@@ -434,6 +495,114 @@ TEST(CpuStep08Cut, EveryPieceStartsOnASector) {
   check_cut_on_sectors<16>();
 }
 
+// ---- CPU: the shifted vectors --------------------------------------------------------------
+
+// shift_bytes(lo, hi, m) is bytes m .. m + 15 of lo:hi, for every m (bytes numbered so that a
+// wrong word or a wrong byte order shows).
+TEST(CpuStep08Shift, ShiftBytesCutsSixteenBytesAtAnyOffset) {
+  std::uint8_t bytes[32];
+  for (int i = 0; i < 32; ++i) bytes[i] = static_cast<std::uint8_t>(0xA0 + i);
+  step08::Vec16 lo, hi;
+  std::memcpy(lo.w, bytes, 16);
+  std::memcpy(hi.w, bytes + 16, 16);
+  for (unsigned m = 0; m < 16; ++m) {
+    const step08::Vec16 v = step08::shift_bytes(lo, hi, m);
+    EXPECT_EQ(std::memcmp(v.w, bytes + m, 16), 0) << "shift by " << m << " bytes";
+  }
+  EXPECT_EQ(step08::funnel_r(0x11223344u, 0xAABBCCDDu, 8), 0xDD112233u);
+}
+
+// At the ends of a buffer the shifted kernel's aligned vectors reach past it: those bytes are
+// never read.
+TEST(CpuStep08Shift, LoadsOnlyInsideTheBuffer) {
+  alignas(16) std::uint8_t mem[48];
+  for (int i = 0; i < 48; ++i) mem[i] = static_cast<std::uint8_t>(i + 1);
+  const step08::Vec16 v = step08::load16_within(mem + 16, mem + 19, mem + 26);
+  for (int b = 0; b < 16; ++b) {
+    const unsigned got = (v.w[b / 4] >> (8 * (b % 4))) & 0xFF;
+    EXPECT_EQ(got, b >= 3 && b < 10 ? static_cast<unsigned>(17 + b) : 0u) << "byte " << b;
+  }
+  const step08::Vec16 w = step08::load16_within(mem + 16, mem, mem + 48);
+  EXPECT_EQ(w.w[0], 0x14131211u);
+}
+
+// The store half's arithmetic, on its own: over every block, thread and pass of the launcher's
+// grid, each output element is written exactly once, by the thread that owns it (tile row by
+// the cut, vector slot within the piece); every whole vector is on 16 bytes of the output
+// buffer, a partial one only at the start or the end of an output row; nothing outside.
+template <int S>
+void check_shift_owners(std::int64_t rows, std::int64_t cols, std::uintptr_t out) {
+  constexpr step08::TileSize ts = step08::shift_tile(S);
+  using Tile = step08::ShiftTile<S, ts.rows, ts.cols>;
+  SCOPED_TRACE(std::to_string(S) + "-byte " + std::to_string(rows) + " x " +
+               std::to_string(cols) + ", output at " + std::to_string(out % 32) + " mod 32");
+  const int lead = step08::output_rows_on_sectors(S, rows, out) ? 0 : Tile::kLead;
+  const int phase = static_cast<int>(out / S % Tile::kSector), stride = ts.rows - lead;
+  const step08::TileGrid grid = step08::make_grid(rows, cols, stride, ts.cols, S);
+  std::vector<std::uint8_t> written(static_cast<std::size_t>(rows * cols), 0);
+  for (std::uint32_t b = 0; b < grid.tiles(); ++b) {
+    std::int64_t ty, tx;
+    grid.tile(b, &ty, &tx);
+    const step08::Corner top{ty * stride - lead, tx * ts.cols};
+    for (unsigned t = 0; t < step08::kThreads; ++t)
+      for (int p = 0; p < Tile::L::kStorePasses; ++p) {
+        const auto x = Tile::piece(t, p, rows, cols, top, lead, phase, ty == grid.tiles_r - 1);
+        if (x.lo >= x.hi) continue;
+        ASSERT_TRUE(x.lo >= 0 && x.hi <= Tile::V);
+        const std::int64_t o = (x.first + x.lo) / rows;  // the output row
+        const std::int64_t row_start = o * rows;
+        ASSERT_EQ(o, top.c0 + x.c);
+        ASSERT_EQ((out + x.first * S) % 16, 0u) << "a vector off 16 bytes";
+        if (x.lo > 0 || x.hi < Tile::V) {
+          ASSERT_TRUE(x.first < row_start || x.first + Tile::V > row_start + rows)
+              << "a partial vector inside output row " << o;
+        }
+        for (std::int64_t e = x.first + x.lo; e < x.first + x.hi; ++e) {
+          ASSERT_TRUE(e >= row_start && e < row_start + rows) << "element " << e;
+          ASSERT_EQ(written[static_cast<std::size_t>(e)]++, 0) << "element " << e << " twice";
+          // The owner, from the cut alone: d(o), then the tile row and the slot in its piece.
+          const std::int64_t j = e - row_start;
+          const int d = lead == 0 ? 0 : static_cast<int>((phase + o * rows) % Tile::kSector);
+          const std::int64_t owner_ty =
+              std::min<std::int64_t>((j + d) / stride, grid.tiles_r - 1);
+          const std::int64_t slot = (j + d - owner_ty * stride) / Tile::V;
+          ASSERT_EQ(owner_ty, ty) << "element " << e;
+          ASSERT_EQ(slot, static_cast<std::int64_t>((t + step08::kThreads * p) % Tile::Q));
+        }
+      }
+  }
+  const auto missing = std::find(written.begin(), written.end(), 0);
+  ASSERT_EQ(missing, written.end()) << "element " << (missing - written.begin()) << " unwritten";
+}
+
+TEST(CpuStep08Shift, EveryOutputElementOnceByItsOwnThread) {
+  std::vector<course::Shape> shapes = {{2, 7}, {7, 2}, {1, 300}, {300, 1}};
+  for (const course::Shape& s : step08_test::misaligned_shapes()) shapes.push_back(s);
+  for (const course::Shape& s : shapes)
+    for (std::uintptr_t out : {256, 256 + 2, 256 + 6, 256 + 18}) {
+      check_shift_owners<1>(s.rows, s.cols, out);
+      check_shift_owners<2>(s.rows, s.cols, out);
+      if (HasFatalFailure()) return;
+    }
+  check_shift_owners<1>(4095, 4097, 256);  // the targets' shapes: many tile rows and columns
+  check_shift_owners<2>(4097, 4095, 256 + 2);
+}
+
+// The whole kernel, thread by thread, on buffers that start 1 to 15 bytes past 16: every row
+// then has its own offset on both sides.
+TEST(CpuStep08Emulated, ShiftedVectorsFromAndToBuffersOffSixteenBytes) {
+  for (const course::Shape& s : step08_test::misaligned_shapes()) {
+    for (std::size_t shift : {1, 2, 5, 14}) {
+      check_emulated(step08_test::emulate_shift<1, 256, 128>, ElemType::i8, s.rows, s.cols, shift);
+      if (shift % 2 == 0) {
+        check_emulated(step08_test::emulate_shift<2, 128, 128>, ElemType::bf16, s.rows, s.cols,
+                       shift);
+      }
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
 // ---- CPU: the shared-memory layout -----------------------------------------------------------
 
 // The launcher's tile for every element size (the lab checks the other tile shapes it times).
@@ -458,6 +627,13 @@ void emulate_plan(const step08::Plan& plan, const std::uint8_t* in, std::uint8_t
       return;
     case step08::Path::vector:
       return emulate_vec<S, vt.rows, vt.cols>(in, out, rows, cols);
+    case step08::Path::shifted:
+      if constexpr (S <= 2) {
+        constexpr step08::TileSize st = step08::shift_tile(S);
+        return step08_test::emulate_shift<S, st.rows, st.cols>(in, out, rows, cols);
+      }
+      FAIL() << "the plan takes shifted vectors for " << S << "-byte elements";
+      return;
     case step08::Path::scalar:
       return emulate_scalar<S, step08::scalar_tile(S)>(in, out, rows, cols, plan.cut);
   }
@@ -479,8 +655,10 @@ Runner emulated_launcher(std::size_t size) {
 }
 
 TEST(CpuStep08Emulated, LauncherTransposesEveryShapeOfEveryType) {
+  std::vector<course::Shape> shapes = every_test_shape();
+  for (const course::Shape& s : step08_test::misaligned_shapes()) shapes.push_back(s);
   for (ElemType t : course::all_elem_types()) {
-    for (const course::Shape& s : every_test_shape()) {
+    for (const course::Shape& s : shapes) {
       check_emulated(emulated_launcher(course::elem_size(t)), t, s.rows, s.cols);
       if (HasFatalFailure()) return;
     }
@@ -513,8 +691,15 @@ void check_every_path(ElemType type) {
                           std::int64_t c) { emulate_scalar<S, T>(in, out, r, c, false); };
   const Runner sectors = [](const std::uint8_t* in, std::uint8_t* out, std::int64_t r,
                             std::int64_t c) { emulate_scalar<S, T>(in, out, r, c, true); };
+  std::vector<const Runner*> any_shape = {&edges, &sectors};
+  Runner shifted;
+  if constexpr (S <= 2) {
+    constexpr step08::TileSize st = step08::shift_tile(S);
+    shifted = step08_test::emulate_shift<S, st.rows, st.cols>;
+    any_shape.push_back(&shifted);
+  }
   for (const course::Shape& s : every_test_shape()) {
-    for (const Runner* run : {&edges, &sectors}) {
+    for (const Runner* run : any_shape) {
       check_emulated(*run, type, s.rows, s.cols);
       if (::testing::Test::HasFatalFailure()) return;
     }

@@ -62,9 +62,19 @@ inline std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 
 // Shapes whose rows start on 16 bytes for every element size (multiples of 16 elements) but
 // that are not multiples of any tile: the vector kernels must take them, edge tiles included.
+// (Misaligned neighbours, for the shifted kernel: misaligned_shapes below.)
 inline const std::vector<course::Shape>& aligned_edge_shapes() {
   static const std::vector<course::Shape> shapes = {
       {16, 16}, {16, 48}, {48, 272}, {272, 48}, {144, 400}, {1168, 48}, {48, 1168}, {2320, 80},
+  };
+  return shapes;
+}
+
+// Rows off 16 bytes on one side or both, several tiles tall and wide (the shifted kernel's first,
+// middle and last tile rows), and rows shorter than a vector.
+inline const std::vector<course::Shape>& misaligned_shapes() {
+  static const std::vector<course::Shape> shapes = {
+      {513, 259}, {512, 259}, {513, 256}, {496, 1000}, {1000, 488}, {3, 4099}, {4099, 3},
   };
   return shapes;
 }
@@ -156,6 +166,44 @@ void emulate_scalar(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows
   const step08::TileGrid grid = step08::make_grid(rows, cols, T, T, S);
   return cut ? emulate_scalar_on<S, T, true>(grid, in, out, rows, cols)
              : emulate_scalar_on<S, T, false>(grid, in, out, rows, cols);
+}
+
+/// The shifted kernel, block by block. Its load half needs a shuffle between lanes, so it runs in
+/// two rounds as on the GPU: every thread fetches, then lane t takes lane t + 1's vectors (within
+/// each 8 lanes, as __shfl_down_sync(..., 1, 8) gives them), then every thread packs.
+template <int S, int TR, int TC>
+void emulate_shift(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows,
+                   std::int64_t cols) {
+  using Tile = step08::ShiftTile<S, TR, TC>;
+  constexpr std::size_t n = Tile::L::kBytes;
+  const auto o = reinterpret_cast<std::uintptr_t>(out);
+  const int lead = step08::output_rows_on_sectors(S, rows, o) ? 0 : Tile::kLead;
+  const int phase = static_cast<int>(o / S % Tile::kSector);
+  std::vector<std::uint8_t> storage(n + 2 * kGuard + 16);
+  std::uint8_t* const smem = aligned16(storage) + kGuard;
+  std::vector<typename Tile::Fetched> f(step08::kThreads);
+  const step08::TileGrid grid = step08::make_grid(rows, cols, TR - lead, TC, S);
+  for (std::uint32_t b = 0; b < grid.tiles(); ++b) {
+    std::fill(smem - kGuard, smem + n + kGuard, course::kPoisonByte);
+    std::int64_t ty, tx;
+    grid.tile(b, &ty, &tx);
+    const step08::Corner top{ty * (TR - lead) - lead, tx * TC};
+    for (unsigned t = 0; t < step08::kThreads; ++t) Tile::fetch(t, in, rows, cols, top, f[t]);
+    for (unsigned t = 0; t < step08::kThreads; ++t) {
+      if (t % 8 == 7) continue;
+      for (int p = 0; p < Tile::P; ++p)
+        for (int i = 0; i < Tile::k; ++i) f[t].next[p][i] = f[t + 1].v[p][i];
+    }
+    for (unsigned t = 0; t < step08::kThreads; ++t) Tile::pack(t, f[t], cols, top, smem);
+    for (unsigned t = 0; t < step08::kThreads; ++t) {
+      Tile::store(t, out, rows, cols, top, lead, phase, ty == grid.tiles_r - 1, smem);
+    }
+    for (std::size_t i = 0; i < kGuard; ++i) {
+      ASSERT_EQ(smem[-1 - static_cast<std::ptrdiff_t>(i)], course::kPoisonByte)
+          << "wrote before the tile";
+      ASSERT_EQ(smem[n + i], course::kPoisonByte) << "wrote past the tile";
+    }
+  }
 }
 
 using Runner = std::function<void(const std::uint8_t*, std::uint8_t*, std::int64_t, std::int64_t)>;

@@ -3,9 +3,10 @@
 // bytes: transpose(in, out, rows, cols) takes device pointers of any element type of 1, 2, 4, 8
 // or 16 bytes and any rows x cols, asks plan_transpose (plan.hpp) which kernel fits, and
 // launches it: transpose_vec.cuh (16-byte vectors, for 1-, 2- and 16-byte elements whose rows
-// all start on 16 bytes), transpose_scalar.cuh (one element per access, writes cut on 32-byte
-// sectors where output rows start off them: 4- and 8-byte elements, and every misaligned
-// shape), or a plain copy for 1 x N and N x 1.
+// all start on 16 bytes), transpose_shift.cuh (16-byte vectors shifted into place: 1- and 2-byte
+// elements on rows that start anywhere), transpose_scalar.cuh (one element per access: 4- and
+// 8-byte elements), or a plain copy for 1 x N and N x 1. The last two kernels cut the writes
+// on 32-byte sectors where output rows start off them.
 //
 //   make step08 && ./step08 --type bf16 --rows 8192 --cols 2048
 #pragma once
@@ -17,6 +18,7 @@
 
 #include "plan.hpp"
 #include "transpose_scalar.cuh"
+#include "transpose_shift.cuh"
 #include "transpose_vec.cuh"
 
 namespace step08 {
@@ -31,6 +33,23 @@ cudaError_t launch_vec(const void* in, void* out, std::int64_t rows, std::int64_
   transpose_vec<S, TR, TC><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
       static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols,
       make_grid(rows, cols, TR, TC, S));
+  return cudaGetLastError();
+}
+
+/// Launches transpose_shift with TR x TC tiles, stepping down by TR less the lead rows when the
+/// output rows are @p cut on their sectors.
+template <int S, int TR, int TC>
+cudaError_t launch_shift(const void* in, void* out, std::int64_t rows, std::int64_t cols,
+                         bool cut, cudaStream_t stream) {
+  using Tile = ShiftTile<S, TR, TC>;
+  static_assert(Tile::kLead == shift_lead(S), "the plan counts the blocks with the same lead");
+  const int lead = cut ? Tile::kLead : 0;
+  const std::int64_t blocks = blocks_for(rows, cols, {TR - lead, TC});
+  if (blocks < 0) return cudaErrorInvalidValue;
+  const int phase = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / S % Tile::kSector);
+  transpose_shift<S, TR, TC><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+      static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols,
+      make_grid(rows, cols, TR - lead, TC, S), lead, phase);
   return cudaGetLastError();
 }
 
@@ -71,6 +90,12 @@ cudaError_t run_plan(const Plan& plan, const void* in, void* out, std::int64_t r
                              cudaMemcpyDeviceToDevice, stream);
     case Path::vector:
       return launch_vec<S, vt.rows, vt.cols>(in, out, rows, cols, stream);
+    case Path::shifted:
+      if constexpr (S <= 2) {
+        constexpr TileSize st = shift_tile(S);
+        return launch_shift<S, st.rows, st.cols>(in, out, rows, cols, plan.cut, stream);
+      }
+      return cudaErrorInvalidValue;
     case Path::scalar:
       return launch_scalar<S, scalar_tile(S)>(in, out, rows, cols, plan.cut, stream);
   }

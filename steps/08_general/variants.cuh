@@ -1,7 +1,8 @@
 // The kernels of step 08 as the harness and the tests see them, per element type: the launcher
 // (what a reader would call), then each of its paths on its own, so that the table shows what
-// each one costs on every shape: the vector kernel with the launcher's tile for the type, and the
-// scalar kernel with its writes cut at the tile's edges and on the output rows' sectors. A path
+// each one costs on every shape: the vector kernel with the launcher's tile for the type, the
+// shifted vector kernel (1- and 2-byte elements), and the scalar kernel with its writes cut at
+// the tile's edges and on the output rows' sectors. A path
 // that cannot take the shape refuses it (the row says "refused"). The tile shapes and the
 // realigned vector kernel that were tried and not kept are in lab/.
 #pragma once
@@ -31,6 +32,23 @@ course::Variant vector_variant() {
               return cudaErrorInvalidValue;
             }
             return launch_vec<S, TR, TC>(in, out, p.rows, p.cols, s);
+          }};
+}
+
+/// The shifted vector kernel alone (1- and 2-byte elements) on any shape, writes cut on the
+/// output rows' sectors where they start off them (as the launcher does).
+template <int S>
+course::Variant shifted_variant() {
+  constexpr TileSize t = shift_tile(S);
+  return {"shifted vectors, tile " + tile_text(t.rows, t.cols), "256", tile_text(t.rows, t.cols),
+          [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
+            const auto o = reinterpret_cast<std::uintptr_t>(out);
+            if (!valid_problem(S, p.rows, p.cols, reinterpret_cast<std::uintptr_t>(in), o)) {
+              return cudaErrorInvalidValue;
+            }
+            constexpr TileSize st = shift_tile(S);
+            const bool cut = !output_rows_on_sectors(S, p.rows, o);
+            return launch_shift<S, st.rows, st.cols>(in, out, p.rows, p.cols, cut, s);
           }};
 }
 
@@ -68,12 +86,15 @@ inline course::Variant auto_variant(course::ElemType type, const course::Problem
           }};
 }
 
-/// The launcher's two kernels for S-byte elements, each on its own.
+/// The launcher's kernels for S-byte elements, each on its own.
 template <int S>
 std::vector<course::Variant> paths() {
   constexpr TileSize t = vector_tile(S);
-  return {vector_variant<S, t.rows, t.cols>(), scalar_variant<S, false>(),
-          scalar_variant<S, true>()};
+  std::vector<course::Variant> v = {vector_variant<S, t.rows, t.cols>()};
+  if constexpr (S <= 2) v.push_back(shifted_variant<S>());
+  v.push_back(scalar_variant<S, false>());
+  v.push_back(scalar_variant<S, true>());
+  return v;
 }
 
 /// Every kernel of the step for one element type, the launcher first.

@@ -125,9 +125,13 @@ TEST(Step08Patterns, PhasesMoveWhatTheTransposeMoves) {
 // The names the lesson's rows have in the lab's table (the step's test checks them there; they
 // are spelled out here so that this test does not compile the lesson's kernels a second time).
 std::vector<std::string> lesson_names(ElemType t) {
-  const step08::TileSize vt = step08::vector_tile(course::elem_size(t));
-  return {"auto", "16B vectors, tile " + step08::tile_text(vt.rows, vt.cols),
-          "scalar, writes cut at tile edges", "scalar, writes cut on sectors"};
+  const std::size_t size = course::elem_size(t);
+  const step08::TileSize vt = step08::vector_tile(size), st = step08::shift_tile(size);
+  std::vector<std::string> names = {"auto", "16B vectors, tile " + step08::tile_text(vt.rows, vt.cols)};
+  if (size <= 2) names.push_back("shifted vectors, tile " + step08::tile_text(st.rows, st.cols));
+  names.push_back("scalar, writes cut at tile edges");
+  names.push_back("scalar, writes cut on sectors");
+  return names;
 }
 
 // Every name of the lab's table distinct, and none contained in an earlier one, so that

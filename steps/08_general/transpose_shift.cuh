@@ -1,0 +1,158 @@
+// Step 08 - bytes and halves on rows that start anywhere: 16-byte vectors shifted into place.
+// Since transpose_vec.cuh, which needs every row on both sides on 16 bytes: a lane loads the
+// ALIGNED vector holding its 16 bytes of a row, takes the next one from its neighbour lane and
+// shifts the pair by the row's offset (shift.cuh), so the k rows it packs line up again. Each
+// output row is cut on its own 32-byte sectors, as in the scalar kernel: every store is a whole
+// vector with one writer, but a row's first and last, stored element by element. The tile loads
+// kLead rows above its own for the cut, and tiles step down by TR - kLead rows.
+//   make step08 && ./step08 --type i8 --rows 4095 --cols 4097
+#pragma once
+
+#include <cstdint>
+
+#include "shift.cuh"
+#include "transpose_vec.cuh"
+
+namespace step08 {
+
+/// A TR x TC tile of S = 1 or 2-byte elements on rows that start anywhere. The array holds
+/// input rows top.r0 .. top.r0 + TR - 1 (the first `lead` of them above the tile's own rows).
+template <int S, int TR, int TC>
+struct ShiftTile {
+  using L = TileShape<S, TR, TC>;
+  static constexpr int V = L::kVec, k = L::kPack, P = L::kLoadPasses, Q = L::kOutChunks;
+  static constexpr int kSector = 32 / S;  // elements per 32-byte sector
+  static constexpr int kLead = kSector;   // rows loaded above the tile when writes are cut
+  static_assert(S == 1 || S == 2, "wider elements need no packing (the scalar kernel)");
+  static_assert((TR - kLead) % kSector == 0, "a tile's pieces are whole sectors");
+
+  struct Fetched {
+    Vec16 v[P][k];     ///< the aligned vector holding this lane's 16 bytes of each row
+    Vec16 next[P][k];  ///< the one after: the last lane of each 8 loads it, the others shuffle
+    unsigned m[P][k];  ///< the row's offset from 16 bytes: the shift
+  };
+
+  // Thread t: the same slots as load_aligned (8 lanes along a row, 4 unit rows per warp).
+  __host__ __device__ static void fetch(unsigned t, const std::uint8_t* __restrict__ in,
+                                        std::int64_t rows, std::int64_t cols, Corner top,
+                                        Fetched& f) {
+    const std::uint8_t* const end = in + rows * cols * S;
+    const std::int64_t col_end = top.c0 + TC < cols ? top.c0 + TC : cols;
+#pragma unroll
+    for (int p = 0; p < P; ++p) {
+      const Slot s = load_slot(L::kInVecs, t, p);
+#pragma unroll
+      for (int i = 0; i < k; ++i) {
+        const std::int64_t r = top.r0 + s.row * k + i;
+        const std::uint8_t* row = in + r * cols * S;
+        const std::uint8_t* at = row + (top.c0 + s.vec * V) * S;
+        f.m[p][i] = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(at) % 16);
+        const std::uint8_t *a = at - f.m[p][i], *piece_end = row + col_end * S;  // a: on 16 B
+        const bool ok = r >= 0 && r < rows && a < piece_end;
+        f.v[p][i] = ok ? load16_within(a, in, end) : Vec16{};
+        const bool more = ok && t % 8 == 7 && f.m[p][i] != 0 && a + 16 < piece_end;
+        f.next[p][i] = more ? load16_within(a + 16, in, end) : Vec16{};
+      }
+    }
+  }
+
+  /// Lane t's next vectors are lane t + 1's: a shuffle within each 8 lanes (a row's 128 bytes).
+  __device__ static void from_next_lane(unsigned t, Fetched& f) {
+#pragma unroll
+    for (int p = 0; p < P; ++p)
+#pragma unroll
+      for (int i = 0; i < k; ++i)
+#pragma unroll
+        for (int w = 0; w < 4; ++w) {
+          const std::uint32_t x = __shfl_down_sync(~0u, f.v[p][i].w[w], 1, 8);
+          if (t % 8 != 7) f.next[p][i].w[w] = x;
+        }
+  }
+
+  // Shift each row into place, then pack and scatter exactly as load_aligned does.
+  __host__ __device__ static void pack(unsigned t, const Fetched& f, std::int64_t cols, Corner top,
+                                       std::uint8_t* tile) {
+    using Unit = typename Pack<S>::Unit;
+#pragma unroll
+    for (int p = 0; p < P; ++p) {
+      const Slot s = load_slot(L::kInVecs, t, p);
+      if (top.c0 + s.vec * V >= cols) continue;
+      Vec16 v[k];
+#pragma unroll
+      for (int i = 0; i < k; ++i) v[i] = shift_bytes(f.v[p][i], f.next[p][i], f.m[p][i]);
+      Unit u[V];
+      Pack<S>::to_units(v, u);
+      std::uint8_t* dst = tile + L::unit_offset(s.vec * V, s.row);
+#pragma unroll
+      for (int e = 0; e < V; ++e) store_unit(dst + e * L::kRowBytes, u[e]);
+    }
+  }
+
+  /// The output vector of thread t in store pass p: output elements first .. first + V - 1, of
+  /// which [lo, hi) are this tile's (none when lo >= hi), read from byte `smem` of tile row c.
+  struct Piece {
+    std::int64_t first;
+    int lo, hi, c;
+    unsigned smem;
+  };
+
+  // Output row o = c0 + c is cut at sectors: the tile writes its elements [s0 - d, s0 + stride
+  // - d), d = (phase + o * rows) mod kSector, and the last tile row also the rest of the row.
+  __host__ __device__ static Piece piece(unsigned t, int p, std::int64_t rows, std::int64_t cols,
+                                         Corner top, int lead, int phase, bool last) {
+    const unsigned f = t + kThreads * p;
+    const int c = static_cast<int>(f / Q), q = static_cast<int>(f % Q);
+    const std::int64_t o = top.c0 + c, s0 = top.r0 + lead;
+    const int d = lead == 0 ? 0 : static_cast<int>((static_cast<unsigned>(phase) +
+                                   static_cast<unsigned>(o) * static_cast<unsigned>(rows)) &
+                                  (kSector - 1));
+    const std::int64_t j0 = s0 - d + q * V;                        // first element of the vector
+    const std::int64_t stop = last ? rows : s0 + (TR - lead) - d;  // end of the tile's piece
+    Piece x{o * rows + j0, 0, 0, c, static_cast<unsigned>((lead - d + q * V) * S)};
+    if (o >= cols) return x;
+    x.lo = static_cast<int>(j0 < 0 ? -j0 : 0);
+    x.hi = static_cast<int>(stop - j0 < V ? stop - j0 : V);
+    return x;
+  }
+
+  __host__ __device__ static void store(unsigned t, std::uint8_t* __restrict__ out,
+                                        std::int64_t rows, std::int64_t cols, Corner top, int lead,
+                                        int phase, bool last, const std::uint8_t* tile) {
+#pragma unroll
+    for (int p = 0; p < TC * Q / kThreads; ++p) {
+      const Piece x = piece(t, p, rows, cols, top, lead, phase, last);
+      if (x.lo >= x.hi) continue;
+      const unsigned ch = x.smem / 16, m = x.smem % 16;
+      const Vec16 lo = load16(tile + L::chunk_offset(x.c, ch));
+      const Vec16 hi = m != 0 && ch + 1 < Q ? load16(tile + L::chunk_offset(x.c, ch + 1)) : lo;
+      const Vec16 v = shift_bytes(lo, hi, m);
+      std::uint8_t* dst = out + x.first * S;
+      if (x.lo == 0 && x.hi == V) store16(dst, v);
+      else for (int e = x.lo; e < x.hi; ++e) {  // a row's first or last vector: shared, so narrow
+        const std::uint32_t word = v.w[e * S / 4] >> (8 * (e * S % 4));
+        if constexpr (S == 1) store_unit(dst + e, static_cast<std::uint8_t>(word));
+        else store_unit(dst + 2 * e, static_cast<std::uint16_t>(word));
+      }
+    }
+  }
+};
+
+/// One tile per block; tiles step down by TR - lead input rows (lead: kLead with the cut, or 0).
+template <int S, int TR, int TC>
+__global__ void __launch_bounds__(kThreads)
+    transpose_shift(const std::uint8_t* __restrict__ in, std::uint8_t* __restrict__ out,
+                    std::int64_t rows, std::int64_t cols, TileGrid grid, int lead, int phase) {
+  using Tile = ShiftTile<S, TR, TC>;
+  __shared__ __align__(16) std::uint8_t tile[Tile::L::kBytes];
+  std::int64_t ty, tx;
+  grid.tile(blockIdx.x, &ty, &tx);
+  const Corner top{ty * (TR - lead) - lead, tx * TC};
+  typename Tile::Fetched f;
+  Tile::fetch(threadIdx.x, in, rows, cols, top, f);
+  Tile::from_next_lane(threadIdx.x, f);
+  Tile::pack(threadIdx.x, f, cols, top, tile);
+  __syncthreads();
+  Tile::store(threadIdx.x, out, rows, cols, top, lead, phase, ty == grid.tiles_r - 1, tile);
+}
+
+}  // namespace step08
