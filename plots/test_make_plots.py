@@ -269,6 +269,18 @@ class Numbers(unittest.TestCase):
                 self.assertNotEqual(code, 0)
                 self.assertIn(why, err)
 
+    def test_pattern_table_takes_the_median_of_the_runs(self):
+        header = "type,rows,cols,pattern,group_rows,median_ms,gbps,pct_stream,device,driver,cuda,date\n"
+        runs = "".join(f"f64,64,64,reads: linear stream,-,{ms},{gbps},{pct},GPU,1,1,d\n"
+                       for ms, gbps, pct in ((1.0, 100, 100.0), (3.0, 90, 97.0), (2.0, 95, 99.0)))
+        repo = self.make("<!-- pattern-table type=f64 shapes=64x64 -->\n<!-- /pattern-table -->")
+        (repo.root / "plots" / "data" / "patterns.csv").write_text(header + runs)
+        code, _, err = repo.run()
+        self.assertEqual(code, 0, err)
+        text = repo.read("steps/01_naive/README.md")
+        self.assertIn("| reads: linear stream | 64x64 | - | 2.00 | 95 | 99.0 | 3.0 |", text)
+        self.assertIn("the median of 3 runs", text)
+
     def test_number_formats(self):
         self.assertEqual(mp.fmt_sig(0.189792, 3), "0.190")
         self.assertEqual(mp.fmt_sig(12.345, 3), "12.3")
