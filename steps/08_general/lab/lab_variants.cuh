@@ -4,13 +4,16 @@
 //   * the realigned vector kernel (realigned.cuh), both sides realigned, for 4- and 8-byte
 //     elements: what the launcher took on misaligned rows before the scalar kernel's cut;
 //   * the scalar kernel with a 32 x 32 tile for 4- and 8-byte elements, the size it had before
-//     the 64 x 64 tile.
+//     the 64 x 64 tile;
+//   * the shifted vector kernel (1- and 2-byte elements) at three blocks per SM, and for int8
+//     on the 128 x 128 tile (shifted.cuh).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "realigned.cuh"
+#include "shifted.cuh"
 #include "variants.cuh"
 
 namespace step08_lab {
@@ -34,6 +37,17 @@ course::Variant realigned_variant() {
           }};
 }
 
+/// The shifted vector kernel with a TR x TC tile and launch bounds of MinBlocks blocks per SM.
+template <int S, int TR, int TC, int MinBlocks>
+course::Variant shifted_lab_variant() {
+  std::string name = "shifted vectors, " + tile_text(TR, TC) + " tile";
+  if (MinBlocks > 1) name += ", " + std::to_string(MinBlocks) + " blocks per SM";
+  return {name, "256", tile_text(TR, TC),
+          [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
+            return step08::launch_shift_bounded<S, TR, TC, MinBlocks>(in, out, p.rows, p.cols, s);
+          }};
+}
+
 /// The scalar kernel with T x T tiles and the launcher's cut, on any shape.
 template <int S, int T>
 course::Variant scalar_tile_variant() {
@@ -54,9 +68,11 @@ inline std::vector<course::Variant> lab_variants(course::ElemType type) {
   using step08::vector_variant;
   switch (course::elem_size(type)) {
     case 1:
-      return {vector_variant<1, 256, 128>()};
+      return {vector_variant<1, 256, 128>(), shifted_lab_variant<1, 256, 128, 3>(),
+              shifted_lab_variant<1, 128, 128, 1>()};
     case 2:
-      return {vector_variant<2, 128, 64>(), vector_variant<2, 64, 128>()};
+      return {vector_variant<2, 128, 64>(), vector_variant<2, 64, 128>(),
+              shifted_lab_variant<2, 128, 128, 3>()};
     case 4:
       return {vector_variant<4, 128, 64>(), realigned_variant<4>(), scalar_tile_variant<4, 32>()};
     case 8:

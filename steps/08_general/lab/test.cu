@@ -6,7 +6,7 @@
 //        step08_patterns times.
 //   CPU: the lab's tile shapes (every unit stored once, no bank conflicts), the realigned
 //        gathers (at most 2-way conflicts), the lab's kernels run thread by thread on every
-//        shape they take, the scalar kernel on step08_patterns' short groups, and the table's
+//        shape they take (the shifted kernel's int8 128 x 128 tile too), the scalar kernel on step08_patterns' short groups, and the table's
 //        names.
 #include <gtest/gtest.h>
 
@@ -261,7 +261,12 @@ void check_lab_paths(ElemType type, const std::vector<Runner>& aligned) {
     in_aligned = {emulate_realigned<S, vt.rows, vt.cols, false, true>};
     out_aligned = {emulate_realigned<S, vt.rows, vt.cols, true, false>};
   }
-  for (const course::Shape& s : every_test_shape()) {
+  // The shifted kernel's lab rows: three blocks per SM change no arithmetic (the step's test runs
+  // the lesson's tile); the 128 x 128 int8 tile is new here.
+  if constexpr (S == 1) any_shape = {step08_test::emulate_shift<1, 128, 128>};
+  std::vector<course::Shape> shapes = every_test_shape();
+  for (const course::Shape& s : step08_test::misaligned_shapes()) shapes.push_back(s);
+  for (const course::Shape& s : shapes) {
     const bool in_ok = step08::input_rows_aligned(S, s.cols, 0);
     const bool out_ok = step08::output_rows_aligned(S, s.rows, 0);
     std::vector<const std::vector<Runner>*> lists = {&any_shape};
