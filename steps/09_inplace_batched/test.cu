@@ -1,10 +1,13 @@
-// Step 09 tests: in place on awkward square sizes, batches of awkward shapes (one matrix, a few,
-// more than 65535), in-place batches, and the CPU-checkable pieces: the tile-pair numbering, the
-// chunk walker, the group plan, the launchers' refusals and the --mode contract. The variants
-// tried and not taught are tested in lab/test.cu.
+// Step 09 tests: in place on awkward square sizes and on every awkward rectangle, batches of
+// awkward shapes (one matrix, a few, more than 65535), in-place batches, and the CPU-checkable
+// pieces: the tile-pair numbering, the rectangle's index arithmetic pass by pass, the chunk
+// walker, the group plan, the launchers' refusals and the --mode contract. The variants tried
+// and not taught are tested in lab/test.cu.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
+#include <numeric>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -73,6 +76,60 @@ TEST_P(Step09InPlace, TransposesLargeSquaresLarge) {
 
 INSTANTIATE_TEST_SUITE_P(InPlace, Step09InPlace, ::testing::ValuesIn(cases(Mode::inplace)),
                          case_name);
+
+// ---------------------------------------------------------------------------------------------
+// In place, one rectangle: the passes of inplace_rect.cuh on every awkward shape (primes, 1 x N,
+// N x 1, one side a multiple of the other, gcd above 1 and not), both types.
+
+class Step09InPlaceRect : public ::testing::TestWithParam<ElemType> {
+ protected:
+  Variant v() const {
+    return step09::rect_variants(GetParam(), std::make_shared<step09::RectPlan>())[0];
+  }
+};
+
+TEST_P(Step09InPlaceRect, TransposesAwkwardShapes) {
+  REQUIRE_GPU();
+  ASSERT_TRUE(course::check_awkward_shapes(v(), GetParam()));
+}
+
+TEST_P(Step09InPlaceRect, TransposesSquaresToo) {
+  REQUIRE_GPU();  // --mode inplace sends squares to the tile pairs; the passes do them as well
+  for (std::int64_t n : course::awkward_square_sizes()) {
+    ASSERT_TRUE(course::check_transpose(v(), Problem{GetParam(), n, n, 1}));
+  }
+}
+
+TEST_P(Step09InPlaceRect, TransposesTheLessonShapes) {
+  REQUIRE_GPU();
+  const Variant rect = v();  // one plan, remade at each new shape
+  for (const course::Shape& s :
+       std::vector<course::Shape>{{3, 5}, {7, 13}, {8192, 4096}, {4096, 8192}, {8191, 4097},
+                                  {10000, 1000}, {1000, 10000}, {96, 32}, {62, 93}, {33, 1089}}) {
+    ASSERT_TRUE(course::check_transpose(rect, Problem{GetParam(), s.rows, s.cols, 1}));
+  }
+}
+
+// Rows (two when gcd > 1) longer than shared memory go through global scratch rows.
+TEST_P(Step09InPlaceRect, TransposesRowsLongerThanSharedMemory) {
+  REQUIRE_GPU();
+  for (const course::Shape& s : std::vector<course::Shape>{{3, 30000}, {7, 60013}, {2, 70001}}) {
+    ASSERT_TRUE(course::check_transpose(v(), Problem{GetParam(), s.rows, s.cols, 1}));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(InPlaceRect, Step09InPlaceRect,
+                         ::testing::Values(ElemType::f32, ElemType::f64),
+                         [](const ::testing::TestParamInfo<ElemType>& i) {
+                           return std::string(elem_name(i.param));
+                         });
+
+// Past 2^31 elements (8.6 GB of float32): every index is 64-bit.
+TEST(Step09InPlaceRectLarge, TransposesPast2To31ElementsLarge) {
+  REQUIRE_GPU();
+  const Variant v = step09::rect_variants(ElemType::f32, std::make_shared<step09::RectPlan>())[0];
+  ASSERT_TRUE(course::check_transpose(v, Problem{ElemType::f32, 65537, 32771, 1}));
+}
 
 // ---------------------------------------------------------------------------------------------
 // Batched, out of place: each matrix of the batch is checked against the batched CPU reference.
@@ -192,6 +249,136 @@ TEST(CpuStep09TilePairs, ExactUpToTheGridLimit) {
   EXPECT_LE(last.i, last.j);
 }
 
+// The rectangle's passes, applied on the host with the kernels' own index functions, in the
+// kernels' order, to the numbers 0 .. m n - 1: the result must be the transpose exactly.
+std::vector<std::int64_t> rect_passes_on_host(std::int64_t m, std::int64_t n, std::int64_t step) {
+  using step09::reflect;
+  const step09::RectShape s = step09::rect_shape(m, n);
+  std::vector<std::int64_t> a(static_cast<std::size_t>(m * n)), b(a.size());
+  std::iota(a.begin(), a.end(), 0);
+  auto reflect_all = [&](std::int64_t per) {  // passes 1 and 3: column j about row j / per
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) b[i * n + j] = a[reflect(j / per, i, m) * n + j];
+    a.swap(b);
+  };
+  if (s.c > 1) reflect_all(s.b);
+  for (std::int64_t i = 0; i < m; ++i) {  // pass 2, by the walker each thread of a block runs
+    const std::int64_t from = s.c > 1 ? step09::wrap(m - i, m) : i;
+    for (std::int64_t j0 = 0; j0 < std::min(step, n); ++j0) {
+      step09::ShuffleWalk w(s, i, j0, step);
+      for (std::int64_t j = j0; j < n; j += step, w.advance()) {
+        EXPECT_EQ(w.source(), step09::shuffle_source(s, i, j)) << m << "x" << n << " " << i;
+        b[i * n + j] = a[from * n + w.source()];
+      }
+    }
+  }
+  a.swap(b);
+  reflect_all(1);
+  const auto swaps = step09::row_swaps(s);
+  for (const std::vector<int>* round : {&swaps.first, &swaps.second}) {  // pass 4
+    for (std::int64_t x = 0; x < m; ++x) {
+      const std::int64_t y = (*round)[x];
+      EXPECT_EQ((*round)[y], x) << "not a swap: " << m << "x" << n << " row " << x;
+      if (y > x) std::swap_ranges(&a[x * n], &a[x * n] + n, &a[y * n]);
+    }
+  }
+  return a;
+}
+
+::testing::AssertionResult is_transpose(const std::vector<std::int64_t>& got, std::int64_t m,
+                                        std::int64_t n) {
+  for (std::int64_t r = 0; r < n; ++r)
+    for (std::int64_t c = 0; c < m; ++c)
+      if (got[r * m + c] != c * n + r)
+        return ::testing::AssertionFailure() << m << " x " << n << ": output (" << r << ", " << c
+                                             << ") holds input " << got[r * m + c];
+  return ::testing::AssertionSuccess();
+}
+
+TEST(CpuStep09Rect, PassesTransposeEveryShapeUpTo40) {
+  for (std::int64_t m = 1; m <= 40; ++m)
+    for (std::int64_t n = 1; n <= 40; ++n)
+      for (std::int64_t step : {1, 3, 32}) {
+        ASSERT_TRUE(is_transpose(rect_passes_on_host(m, n, step), m, n));
+      }
+}
+
+TEST(CpuStep09Rect, PassesTransposeLargerAndAwkwardShapes) {
+  for (const course::Shape& s : course::awkward_shapes()) {
+    ASSERT_TRUE(is_transpose(rect_passes_on_host(s.rows, s.cols, 256), s.rows, s.cols));
+  }
+  for (const course::Shape& s : std::vector<course::Shape>{
+           {97, 61}, {128, 96}, {200, 300}, {1000, 30}, {30, 1000}, {511, 1022}, {360, 84}}) {
+    ASSERT_TRUE(is_transpose(rect_passes_on_host(s.rows, s.cols, 512), s.rows, s.cols));
+  }
+}
+
+// Shapes past 2^31 elements, too big to run on the host: follow sampled outputs back through
+// the passes (each a gather) to the input element they must hold.
+TEST(CpuStep09Rect, SampledOutputsPast2To31Elements) {
+  using step09::reflect;
+  for (const course::Shape& shape : std::vector<course::Shape>{
+           {65537, 32771}, {46341, 46349}, {46340, 46360}, {65536, 40960}, {8191, 4097}}) {
+    const std::int64_t m = shape.rows, n = shape.cols;
+    const step09::RectShape s = step09::rect_shape(m, n);
+    const auto swaps = step09::row_swaps(s);
+    for (std::int64_t k = 0; k < 20000; ++k) {
+      const std::int64_t at = (k * 2654435761LL) % (m * n);
+      std::int64_t i = at / n, j = at % n;
+      i = swaps.second[i];
+      i = swaps.first[i];
+      i = reflect(j, i, m);
+      const std::int64_t from_row = s.c > 1 ? step09::wrap(m - i, m) : i;
+      j = step09::shuffle_source(s, i, j);
+      i = from_row;
+      if (s.c > 1) i = reflect(j / s.b, i, m);
+      const std::int64_t want = (at % m) * n + at / m;  // output (at / m, at % m) of n x m
+      ASSERT_EQ(i * n + j, want) << m << " x " << n << " output index " << at;
+    }
+    step09::ShuffleWalk w(s, m - 1, 3, 512);
+    for (std::int64_t j = 3; j < n; j += 512, w.advance()) {
+      ASSERT_EQ(w.source(), step09::shuffle_source(s, m - 1, j)) << m << " x " << n;
+    }
+  }
+}
+
+// The reflection kernel's band: within a strip of 32 columns the centre j / per climbs by at
+// most 31, so the partner of row i0 + r of column j is band row 31 + delta - r of 0..62.
+TEST(CpuStep09Rect, ReflectionPartnersLieInTheBand) {
+  for (const course::Shape& sh : course::awkward_shapes()) {
+    const step09::RectShape s = step09::rect_shape(sh.rows, sh.cols);
+    for (std::int64_t per : {s.b, std::int64_t{1}}) {
+      for (std::int64_t j0 = 0; j0 < s.n; j0 += 32) {
+        for (std::int64_t i0 = 0; i0 < s.m; i0 += 32) {
+          const std::int64_t base = step09::wrap(j0 / per - i0 - 31, s.m);
+          for (std::int64_t j = j0; j < std::min(j0 + 32, s.n); ++j) {
+            const std::int64_t delta = j / per - j0 / per;
+            ASSERT_GE(delta, 0);
+            ASSERT_LE(delta, 31);
+            for (std::int64_t r = 0; r < 32 && i0 + r < s.m; ++r) {
+              ASSERT_EQ(step09::reflect(j / per, i0 + r, s.m), (base + 31 + delta - r) % s.m);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuStep09Rect, ShapeConstants) {
+  const step09::RectShape s = step09::rect_shape(10000, 1000);
+  EXPECT_EQ(s.c, 1000);
+  EXPECT_EQ(s.a, 10);
+  EXPECT_EQ(s.b, 1);
+  EXPECT_EQ(s.k, 0);
+  const step09::RectShape t = step09::rect_shape(8191, 4097);
+  EXPECT_EQ(t.c, 1);
+  EXPECT_EQ(t.a * t.k % t.b, 1);  // k = a^-1 mod b
+  const step09::RectShape u = step09::rect_shape(46340, 46360);
+  EXPECT_EQ(u.c, 20);
+  EXPECT_EQ(u.a * u.k % u.b, 1);
+}
+
 // The chunk walker agrees with division everywhere, for every stride and shape it meets.
 TEST(CpuStep09ChunkPos, AgreesWithDivision) {
   const int shapes[][2] = {{1, 1},  {2, 3},  {3, 2},   {32, 48}, {48, 32},
@@ -254,7 +441,13 @@ TEST(CpuStep09Launchers, RefuseWhatTheyCannotDo) {
             cudaErrorInvalidValue);
   // Whole matrices: one must fit in shared memory.
   EXPECT_EQ(step09::transpose_grouped<float>(none, none, 128, 128, 10), cudaErrorInvalidValue);
-  // Every in-place variant refuses a rectangle, through the harness's entry point.
+  // The rectangle: no empty side, sides below 2^31 (a 1 x N matrix needs no launch at all).
+  step09::RectPlan plan;
+  EXPECT_EQ(step09::transpose_inplace_rect<float>(none, 0, 5, plan), cudaErrorInvalidValue);
+  EXPECT_EQ(step09::transpose_inplace_rect<float>(none, 2, 1LL << 31, plan), cudaErrorInvalidValue);
+  EXPECT_EQ(step09::transpose_inplace_rect<float>(none, 1, 1LL << 33, plan), cudaSuccess);
+  EXPECT_EQ(step09::transpose_inplace_rect<double>(nullptr, 7, 1, plan), cudaSuccess);
+  // The tile pairs refuse a rectangle, through the harness's entry point.
   for (Mode mode : {Mode::inplace, Mode::inplace_batched}) {
     for (const Case& c : cases(mode)) {
       EXPECT_EQ(c.v.launch(Problem{c.type, 4, 5, 1}, none, none, nullptr), cudaErrorInvalidValue)
@@ -276,6 +469,10 @@ TEST(CpuStep09Modes, NamesAndInPlaceFlagsFollowTheMode) {
       EXPECT_TRUE(starts(v.name, "in-place tile pairs")) << v.name;
       EXPECT_TRUE(v.in_place) << v.name;
     }
+    for (const Variant& v : step09::rect_variants(t, std::make_shared<step09::RectPlan>())) {
+      EXPECT_TRUE(starts(v.name, "in-place rectangle")) << v.name;
+      EXPECT_TRUE(v.in_place) << v.name;
+    }
     for (const Variant& v : step09::variants(Mode::batched, t)) {
       EXPECT_TRUE(starts(v.name, "batched ")) << v.name;
       EXPECT_FALSE(v.in_place) << v.name;
@@ -293,7 +490,19 @@ std::vector<Variant> from_args(const std::vector<std::string>& args) {
 
 TEST(CpuStep09Modes, CommandLineContract) {
   using course::UsageError;
-  EXPECT_THROW(from_args({"--mode", "inplace", "--rows", "4", "--cols", "5"}), UsageError);
+  // A rectangle in place gets the passes; a square the tile pairs.
+  for (const auto& [rows, cols] :
+       {std::pair{"4", "5"}, std::pair{"8191", "4097"}, std::pair{"1", "9"}}) {
+    const std::vector<Variant> got =
+        from_args({"--mode", "inplace", "--rows", rows, "--cols", cols});
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].name.rfind("in-place rectangle", 0), 0u) << got[0].name;
+  }
+  EXPECT_EQ(from_args({"--mode", "inplace", "--rows", "64", "--cols", "64"})[0].name.rfind(
+                "in-place tile pairs", 0),
+            0u);
+  EXPECT_THROW(from_args({"--mode", "inplace", "--rows", "2", "--cols", "3000000000"}), UsageError);
+  EXPECT_NO_THROW(from_args({"--mode", "inplace", "--rows", "1", "--cols", "3000000000"}));
   EXPECT_THROW(from_args({"--mode", "inplace-batched", "--rows", "64", "--cols", "32",
                           "--batch", "8"}),
                UsageError);
@@ -316,7 +525,7 @@ TEST(CpuStep09Modes, CommandLineContract) {
 // alone, so it needs no device (the harness builds the list before it looks for one).
 TEST(CpuStep09Modes, RefusalsAreOneLineNamingTheOption) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
-      {{"--mode", "inplace", "--rows", "100", "--cols", "200"}, "--mode inplace"},
+      {{"--mode", "inplace", "--rows", "3", "--cols", "3000000000"}, "--rows x --cols"},
       {{"--mode", "inplace-batched", "--rows", "8", "--cols", "9", "--batch", "5"},
        "--mode inplace-batched"},
       {{"--batch", "5"}, "--batch"},

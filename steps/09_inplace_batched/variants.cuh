@@ -1,10 +1,14 @@
 // The kernels of step 09 as the harness and the tests see them, one list per --mode:
 //   inplace          one square matrix in its own buffer      "in-place tile pairs ..."
+//                    one rectangle in its own buffer          "in-place rectangle ..."
 //   batched          B matrices, out of place                 "batched ..."
 //   inplace-batched  B square matrices, each in its own place "in-place batched ..."
 // Names start with those words so that a lesson table can pick a family by substring.
 #pragma once
 
+#include <algorithm>
+#include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +17,7 @@
 #include "groups.cuh"
 #include "harness.cuh"
 #include "inplace.cuh"
+#include "inplace_rect.cuh"
 
 namespace step09 {
 
@@ -25,15 +30,16 @@ inline course::StepInfo info() {
   step.title = "in-place and batched transposes";
   step.description =
       "In place: a square matrix is transposed in its own buffer, one block per pair of tiles\n"
-      "(i, j) and (j, i) of the upper triangle. Batched: many matrices stored back to back are\n"
-      "transposed in one launch, by tiles numbered across the batch or by whole small matrices\n"
-      "grouped per block. In-place modes take square matrices only (--rows = --cols).";
+      "(i, j) and (j, i) of the upper triangle; a rectangle by passes that each keep an element\n"
+      "in its row or its column. Batched: many matrices stored back to back are transposed in\n"
+      "one launch, by tiles numbered across the batch or by whole small matrices grouped per\n"
+      "block. In place and batched takes square matrices only (--rows = --cols).";
   step.types = {course::ElemType::f32, course::ElemType::f64};
   step.supports_batch = true;
   step.cublas_reference = true;
   step.extras = {{"mode",
                   {"inplace", "batched", "inplace-batched"},
-                  "one square matrix in place; B matrices; B square matrices in place"}};
+                  "one matrix in place; B matrices; B square matrices in place"}};
   return step;
 }
 
@@ -80,6 +86,19 @@ course::Variant whole(bool in_place) {
   return v;
 }
 
+/// A rectangle in place (inplace_rect.cuh). @p plan keeps what the first call for a shape
+/// makes (the row partners of pass 4, device memory), so that the timed calls only launch.
+template <typename T>
+course::Variant rect(std::shared_ptr<RectPlan> plan) {
+  course::Variant v{"in-place rectangle, row and column passes", "32x8", "32x32",
+                    [plan](const course::Problem& p, const void*, void* out, cudaStream_t s) {
+                      return transpose_inplace_rect<T>(static_cast<T*>(out), p.rows, p.cols,
+                                                       *plan, s);
+                    }};
+  v.in_place = true;
+  return v;
+}
+
 // f32 gets 64 x 64 tiles too (rows of 256 bytes); f64 has 256-byte rows at 32 x 32 already,
 // and two 64 x 64 f64 tiles would not fit in the 48 KB of static shared memory.
 template <typename T>
@@ -115,17 +134,26 @@ inline std::vector<course::Variant> variants(Mode mode, course::ElemType type) {
   return detail::typed<float>(mode);
 }
 
-/// The kernels for a parsed command line. In-place modes refuse a rectangular shape here, with
-/// the reason, before anything is allocated (the launchers refuse it too, for other callers).
-inline std::vector<course::Variant> from_options(const course::Options& opt) {
+/// The rectangle kernel of --mode inplace for one element type, with its own @p plan.
+inline std::vector<course::Variant> rect_variants(course::ElemType type,
+                                                  std::shared_ptr<RectPlan> plan) {
+  if (type == course::ElemType::f64) return {detail::rect<double>(std::move(plan))};
+  return {detail::rect<float>(std::move(plan))};
+}
+
+/// The kernels for a parsed command line: --mode inplace takes a square (tile pairs) or a
+/// rectangle (passes); the other refusals come here, with the reason, before anything is
+/// allocated (the launchers refuse too, for other callers). @p plan, when given, receives the
+/// rectangle kernel's plan, so that main can say how much scratch it used.
+inline std::vector<course::Variant> from_options(const course::Options& opt,
+                                                 std::shared_ptr<RectPlan>* plan = nullptr) {
   const std::string& name = opt.get("mode");
   const Mode mode = name == "inplace"   ? Mode::inplace
                     : name == "batched" ? Mode::batched
                                         : Mode::inplace_batched;
   const course::Problem& p = opt.problem;
-  if (mode != Mode::batched && p.rows != p.cols) {
-    throw course::UsageError("--mode " + name +
-                             ": an in-place transpose needs a square matrix, got " +
+  if (mode == Mode::inplace_batched && p.rows != p.cols) {
+    throw course::UsageError("--mode " + name + ": an in-place batch needs square matrices, got " +
                              std::to_string(p.rows) + " x " + std::to_string(p.cols) +
                              " (make --rows equal --cols, or use --mode batched)");
   }
@@ -133,7 +161,33 @@ inline std::vector<course::Variant> from_options(const course::Options& opt) {
     throw course::UsageError("--batch: --mode inplace transposes one matrix; use --mode "
                              "inplace-batched for " + std::to_string(p.batch) + " matrices");
   }
+  if (mode == Mode::inplace && p.rows != p.cols) {
+    const std::int64_t big = std::int64_t{1} << 31;
+    if (std::min(p.rows, p.cols) > 1 && std::max(p.rows, p.cols) >= big) {
+      throw course::UsageError("--rows x --cols: an in-place rectangle needs sides below 2^31, "
+                               "got " + std::to_string(p.rows) + " x " + std::to_string(p.cols));
+    }
+    auto made = std::make_shared<RectPlan>();
+    if (plan) *plan = made;
+    return rect_variants(p.type, made);
+  }
   return variants(mode, p.type);
+}
+
+/// The line main prints under the table after a rectangle ran in place: the device memory it
+/// used besides the matrix, also in elements of the longer side.
+inline std::string scratch_note(const RectPlan& plan, const course::Problem& p) {
+  if (plan.m == 0) {
+    return "note: in-place rectangle: a 1 x N or N x 1 matrix is its own transpose in memory; "
+           "nothing was launched";
+  }
+  const double bytes = static_cast<double>(plan.bytes());
+  const double side = static_cast<double>(std::max(p.rows, p.cols) * course::elem_size(p.type));
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "note: in-place rectangle: %.1f KB of scratch = %.2f x max(rows, cols) elements",
+                bytes / 1e3, bytes / side);
+  return line;
 }
 
 }  // namespace step09
