@@ -68,11 +68,17 @@ if(TARGET step08_patterns)
 endif()
 
 # Step 09's own checks of --mode and --batch against the shape, made when its kernel list is
-# built: also before any device.
+# built: also before any device. A rectangle in place runs (its scratch named under the table).
 if(TARGET step09)
-  course_cli_test(step09.cli.InPlaceRefusesARectangle step09 2
-                  "^step09: --mode inplace: an in-place transpose needs a square matrix, got 100 x 200"
-                  --mode inplace --rows 100 --cols 200)
+  course_cli_test(step09.cli.InPlaceRunsARectangleOrSaysWhyNot step09 "0|3"
+                  "(^step09: ${_no_device_regex}\n$|in-place rectangle.*  yes\n.*note: in-place rectangle: [0-9.]+ KB of scratch = [0-9.]+ x max\\(rows, cols\\) elements\n)"
+                  --mode inplace --rows 100 --cols 200 --reps 2 --warmup 1)
+  course_cli_test(step09.cli.InPlaceRefusesSidesPast2To31 step09 2
+                  "^step09: --rows x --cols: an in-place rectangle needs sides below 2\\^31, got 3 x 3000000000\n$"
+                  --mode inplace --rows 3 --cols 3000000000)
+  course_cli_test(step09.cli.InPlaceBatchedRefusesARectangle step09 2
+                  "^step09: --mode inplace-batched: an in-place batch needs square matrices, got 8 x 9"
+                  --mode inplace-batched --rows 8 --cols 9 --batch 5)
   course_cli_test(step09.cli.InPlaceRefusesABatch step09 2
                   "^step09: --batch: --mode inplace transposes one matrix" --batch 5)
 endif()
