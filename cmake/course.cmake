@@ -1,17 +1,48 @@
 # Helpers shared by every folder of the course.
 
-# transpose_add_tests(<target>)
+# transpose_add_tests(<target> [LAB])
 #   Registers every GoogleTest test of <target> with CTest, one process per test, labelled by
 #   name: a test whose full name contains "Cpu" is labelled `cpu` (runs anywhere), one that
-#   contains "Large" is labelled `gpu;large` (needs many gigabytes of device memory), every other
+#   contains "Large" is labelled `gpu-large` (needs many gigabytes of device memory), every other
 #   one is labelled `gpu`. GPU tests skip themselves, with the reason, where there is no device.
+#   LAB: a lab's test binary (see transpose_lab_target): the labels are `lab-cpu`, `lab-gpu` and
+#   `lab-gpu-large`. One label per test (a list does not survive gtest_discover_tests), and
+#   ctest's -L and -LE take regular expressions: -L gpu picks every GPU test, -LE lab the
+#   course without its labs, -LE large the tests that fit any GPU.
 function(transpose_add_tests target)
+  cmake_parse_arguments(ARG "LAB" "" "" ${ARGN})
+  set(_lab "")
+  if(ARG_LAB)
+    set(_lab "lab-")
+  endif()
   gtest_discover_tests(${target} TEST_PREFIX "${target}." TEST_FILTER "*Cpu*"
-    PROPERTIES LABELS cpu DISCOVERY_TIMEOUT 60)
+    PROPERTIES LABELS ${_lab}cpu DISCOVERY_TIMEOUT 60)
   gtest_discover_tests(${target} TEST_PREFIX "${target}." TEST_FILTER "-*Cpu*:*Large*"
-    PROPERTIES LABELS gpu DISCOVERY_TIMEOUT 60)
+    PROPERTIES LABELS ${_lab}gpu DISCOVERY_TIMEOUT 60)
   gtest_discover_tests(${target} TEST_PREFIX "${target}." TEST_FILTER "*Large*-*Cpu*"
-    PROPERTIES LABELS "gpu;large" DISCOVERY_TIMEOUT 60)
+    PROPERTIES LABELS ${_lab}gpu-large DISCOVERY_TIMEOUT 60)
+  if(ARG_LAB)
+    # Until the binary is built (make labs), CTest knows its tests only as one placeholder,
+    # <target>_NOT_BUILT, which would fail: list it as disabled, labelled `lab`, instead.
+    set(_script ${CMAKE_CURRENT_BINARY_DIR}/${target}_not_built.cmake)
+    file(GENERATE OUTPUT ${_script} CONTENT
+         "if(NOT EXISTS \"$<TARGET_FILE:${target}>\")\n  set_tests_properties(${target}_NOT_BUILT PROPERTIES DISABLED TRUE LABELS lab)\nendif()\n")
+    set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${_script})
+  endif()
+endfunction()
+
+# transpose_lab_target(<target>)
+#   A lab's binaries (its variants, its tests, its tools) are not part of `make all` and `make
+#   test`: a learner following the lessons does not need them, and they are about a third of the
+#   course's compile time. `make labs` builds them (the CMake target `labs`), `make test-labs`
+#   runs their tests; CI runs both.
+function(transpose_lab_target target)
+  set_target_properties(${target} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+  if(NOT TARGET labs)
+    add_custom_target(labs)
+  endif()
+  add_dependencies(labs ${target})
+  set_property(GLOBAL APPEND PROPERTY COURSE_LAB_TARGETS ${target})  # cmake/cli_tests.cmake
 endfunction()
 
 # transpose_add_step()
@@ -43,7 +74,8 @@ endfunction()
 #   Called from steps/NN_name/lab/CMakeLists.txt. Builds the lab's binary `stepNN-lab` from the
 #   lab's main.cu and its test `stepNN-lab_test` from the lab's test.cu, like a step: the same
 #   harness, the same command line, the same CSV rows (step column `stepNN-lab`). The lab sees
-#   its step's folder too, so a lab kernel can reuse the lesson's headers.
+#   its step's folder too, so a lab kernel can reuse the lesson's headers. Both are lab targets
+#   (transpose_lab_target): built by `make labs`, not by `make all`.
 #   Extra source files of the lab may follow: transpose_add_lab(extra.cu ...).
 function(transpose_add_lab)
   get_filename_component(_step_dir ${CMAKE_CURRENT_SOURCE_DIR} DIRECTORY)
@@ -57,6 +89,8 @@ function(transpose_add_lab)
   add_executable(${_name}_test test.cu ${ARGN})
   target_link_libraries(${_name}_test PRIVATE transpose_testing)
   target_include_directories(${_name}_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${_step_dir})
-  transpose_add_tests(${_name}_test)
+  transpose_lab_target(${_name})
+  transpose_lab_target(${_name}_test)
+  transpose_add_tests(${_name}_test LAB)
   set_property(GLOBAL APPEND PROPERTY COURSE_STEP_BINARIES ${_name})  # cmake/cli_tests.cmake
 endfunction()

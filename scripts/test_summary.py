@@ -5,8 +5,9 @@ same for the CPU tests (the docs and plots tests skip without Doxygen or matplot
 
     python3 scripts/test_summary.py BUILD_DIR RESULTS_XML
 
-RESULTS_XML is what `ctest --output-junit` wrote; a test is a GPU test when it carries the label
-`gpu` (`ctest --show-only=json-v1` gives the labels). Prints, for example:
+RESULTS_XML is what `ctest --output-junit` wrote; a test is a GPU test when one of its labels
+has `gpu` in it: gpu, gpu-large, lab-gpu, lab-gpu-large (`ctest --show-only=json-v1` gives the
+labels). Prints, for example:
 
     GPU tests: 0 ran, 251 skipped (no CUDA device: no NVIDIA driver is installed); CPU tests:
     180 passed, 2 skipped (docs_build: doxygen is not installed; ...)
@@ -63,7 +64,7 @@ def summarize(cases, labels):
     counts = {kind: Counter() for kind in ("gpu", "cpu")}
     reasons = {kind: Counter() for kind in ("gpu", "cpu")}
     for name, status, output in cases:
-        kind = "gpu" if "gpu" in labels.get(name, []) else "cpu"
+        kind = "gpu" if any("gpu" in label for label in labels.get(name, [])) else "cpu"
         if status == "notrun":
             counts[kind]["skipped"] += 1
             reason = skip_reason(output)
@@ -116,7 +117,7 @@ def self_test():
              ("a.CpuY", "fail", ""),
              ("plots_figures", "notrun", "data: 12 rows\nmake_plots: matplotlib is missing: "
                                          "python3 -m pip install matplotlib\n")]
-    labels = {"a.Gpu1": ["gpu"], "a.Gpu2": ["gpu", "large"], "a.CpuX": ["cpu"],
+    labels = {"a.Gpu1": ["gpu"], "a.Gpu2": ["lab-gpu-large"], "a.CpuX": ["cpu"],
               "docs_build": ["cpu"], "a.CpuY": ["cpu"], "plots_figures": ["cpu"]}
     want = ("GPU tests: 0 ran, 2 skipped (no CUDA device: no NVIDIA driver is installed); "
             "CPU tests: 1 passed, 1 failed, 2 skipped (docs_build: doxygen is not installed; "

@@ -3,6 +3,12 @@ cmake_minimum_required(VERSION 3.24)  # IN_LIST
 # codes given) and that its output, stdout then stderr, matches REGEX. Used by the command-line
 # tests of the binaries (cmake/cli_tests.cmake) and of the tools.
 #   cmake -DEXE=... -DARGS="--tile|48" -DEXIT=2 -DREGEX="..." -P expect_run.cmake
+#   -DSKIP_UNBUILT=ON: a lab's binary that is not built yet (make labs) is not run; the message
+#   matches the test's SKIP_REGULAR_EXPRESSION, so CTest reports it skipped.
+if(SKIP_UNBUILT AND NOT EXISTS "${EXE}")
+  get_filename_component(_name "${EXE}" NAME)
+  message(FATAL_ERROR "skipped: ${_name} is not built (make labs builds the labs)")
+endif()
 string(REPLACE "|" ";" ARGS "${ARGS}")
 string(REPLACE "|" ";" _codes "${EXIT}")
 execute_process(COMMAND ${EXE} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
