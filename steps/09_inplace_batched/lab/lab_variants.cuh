@@ -7,16 +7,22 @@
 //   tile pairs 64x64, 64x16 threads      (LAB.md: 32x32 against 64x64)
 //   tile pairs 64x64, warps on sectors   misaligned rows (sector_pairs.cuh)
 //   tile pairs 64x64, 2x2 pairs per block
+// A rectangle (--rows != --cols) gets the rectangle's two variants instead, the lesson's first:
+//   rectangle, reflections in shared memory   the lesson's passes (../inplace_rect.cuh)
+//   rectangle, reflections in place            pair swaps without shared memory (rect_direct.cuh)
 // No name is part of another, so that --only and a lesson's marker pick exactly one.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "errors.hpp"
 #include "harness.cuh"
 #include "inplace.cuh"
+#include "rect_direct.cuh"
 #include "sector_pairs.cuh"
+#include "variants.cuh"
 
 namespace step09_lab {
 
@@ -28,7 +34,9 @@ inline course::StepInfo info() {
   step.description =
       "The lesson's in-place tile pairs (32x32 and 64x64) beside the variants tried on them:\n"
       "other thread counts per tile (bytes in flight against row-piece width), warps shifted\n"
-      "onto sectors, and 2x2 pairs per block. Square matrices only (--rows = --cols).";
+      "onto sectors, and 2x2 pairs per block. A rectangle (--rows != --cols) runs the lesson's\n"
+      "in-place passes beside the same passes with their column reflections done without\n"
+      "shared memory.";
   step.types = {course::ElemType::f32};
   step.cublas_reference = true;
   return step;
@@ -70,16 +78,30 @@ inline std::vector<course::Variant> variants() {
           pairs<64, 8, false, 2>("2x2 pairs per block")};
 }
 
-/// The kernels for a parsed command line: a rectangle is refused here, with the reason, before
-/// anything touches the device.
+/// The rectangle's variants, the lesson's passes first (control); each has its own plan.
+inline std::vector<course::Variant> rect_variants() {
+  auto lesson = step09::rect_variants(course::ElemType::f32, std::make_shared<step09::RectPlan>());
+  lesson[0].name = "rectangle, reflections in shared memory";
+  auto plan = std::make_shared<step09::RectPlan>();
+  course::Variant direct{"rectangle, reflections in place", "32x8", "-",
+                         [plan](const course::Problem& p, const void*, void* out, cudaStream_t s) {
+                           return transpose_rect_direct<float>(static_cast<float*>(out), p.rows,
+                                                               p.cols, *plan, s);
+                         }};
+  direct.in_place = true;
+  return {lesson[0], direct};
+}
+
+/// The kernels for a parsed command line: the tile pairs for a square, the rectangle's passes
+/// otherwise (sides below 2^31, refused here with the reason before anything touches the device).
 inline std::vector<course::Variant> from_options(const course::Options& opt) {
   const course::Problem& p = opt.problem;
-  if (p.rows != p.cols) {
-    throw course::UsageError("--rows x --cols: the lab's kernels transpose a square matrix in "
-                             "place, got " + std::to_string(p.rows) + " x " +
-                             std::to_string(p.cols) + " (make --rows equal --cols)");
+  if (p.rows == p.cols) return variants();
+  if (std::min(p.rows, p.cols) > 1 && std::max(p.rows, p.cols) >= (std::int64_t{1} << 31)) {
+    throw course::UsageError("--rows x --cols: an in-place rectangle needs sides below 2^31, got " +
+                             std::to_string(p.rows) + " x " + std::to_string(p.cols));
   }
-  return variants();
+  return rect_variants();
 }
 
 }  // namespace step09_lab

@@ -1,7 +1,8 @@
 // Step 09 lab tests: every lab kernel in place on the awkward square sizes, on matrices that do
 // not start on a sector (warps on sectors reads the address), in batches (groups of pairs
 // cross matrix boundaries in blockIdx.x), and the CPU-checkable pieces: the sector offset, the
-// launchers' refusals, the names and the command line.
+// launchers' refusals, the names and the command line. The rectangle's variants run on every
+// awkward shape.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -58,6 +59,24 @@ TEST_P(Step09Lab, TransposesTheLabSizesLarge) {
 INSTANTIATE_TEST_SUITE_P(Lab, Step09Lab, ::testing::ValuesIn(step09_lab::variants()),
                          course::variant_test_name);
 
+class Step09LabRect : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(Step09LabRect, TransposesAwkwardShapes) {
+  REQUIRE_GPU();
+  ASSERT_TRUE(course::check_awkward_shapes(GetParam(), ElemType::f32));
+}
+
+TEST_P(Step09LabRect, TransposesTheLabShapesLarge) {
+  REQUIRE_GPU();
+  for (const course::Shape& s : std::vector<course::Shape>{{8191, 4097}, {8192, 4096},
+                                                           {10000, 1000}, {3, 70001}}) {
+    ASSERT_TRUE(course::check_transpose(GetParam(), Problem{ElemType::f32, s.rows, s.cols, 1}));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(LabRect, Step09LabRect, ::testing::ValuesIn(step09_lab::rect_variants()),
+                         course::variant_test_name);
+
 // ---------------------------------------------------------------------------------------------
 // CPU tests: no GPU needed.
 
@@ -107,8 +126,9 @@ TEST(CpuStep09LabLaunchers, RefuseWhatTheyCannotDo) {
 // Every kernel is in place, and no name is part of another: --only, the profiler script and
 // the notebook's markers pick exactly one kernel by its name.
 TEST(CpuStep09LabVariants, InPlaceAndNamedApart) {
-  const std::vector<Variant> list = step09_lab::variants();
+  std::vector<Variant> list = step09_lab::variants();
   ASSERT_EQ(list.size(), 6u);
+  for (const Variant& v : step09_lab::rect_variants()) list.push_back(v);
   for (const Variant& v : list) {
     EXPECT_TRUE(v.in_place) << v.name;
     for (const Variant& w : list) {
@@ -123,14 +143,15 @@ std::vector<Variant> from_args(const std::vector<std::string>& args) {
 
 TEST(CpuStep09LabOptions, CommandLineContract) {
   using course::UsageError;
-  EXPECT_THROW(from_args({"--rows", "8191", "--cols", "8192"}), UsageError);
+  EXPECT_EQ(from_args({"--rows", "8191", "--cols", "8192"}).size(), 2u);  // the rectangle's
+  EXPECT_THROW(from_args({"--rows", "2", "--cols", "3000000000"}), UsageError);
   EXPECT_THROW(from_args({"--rows", "64", "--cols", "64", "--batch", "2"}), UsageError);
   EXPECT_THROW(from_args({"--type", "f64"}), UsageError);
   EXPECT_THROW(from_args({"--mode", "inplace"}), UsageError);
   EXPECT_EQ(from_args({"--rows", "8191", "--cols", "8191"}).size(), 6u);
   try {
-    from_args({"--rows", "4", "--cols", "5"});
-    FAIL() << "a rectangle was accepted";
+    from_args({"--rows", "4", "--cols", "3000000000"});
+    FAIL() << "a side past 2^31 was accepted";
   } catch (const UsageError& e) {
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << "one line: " << e.what();
   }
