@@ -1,5 +1,5 @@
-"""Step 09's figures: in place against out of place by matrix size, and batched throughput by
-matrix size. Loaded by plots/make_plots.py (figures(data, mp); mp is make_plots itself).
+"""Step 09's figures: in place against out of place by matrix size, batched throughput by
+matrix size, and rectangles in place (RECTANGLES.md) by shape. Loaded by plots/make_plots.py (figures(data, mp); mp is make_plots itself).
 
 Rows are bench.csv rows (one per kernel per problem; with several runs of a problem, the median
 over runs with .spread, max - min of % of copy, and .runs). Both figures work with either.
@@ -177,6 +177,50 @@ def draw_batched(data, mp, path):
     mp.save(fig, path, shown)
 
 
+# -- rectangles in place -------------------------------------------------------------------------
+
+RECT = "in-place rectangle"
+
+
+def rect_rows(data):
+    """The rectangle kernel of step 09, one row per (shape, type), float32 first, then by size."""
+    rows = [r for r in data if r.step == "step09" and r.batch == 1 and r.rows != r.cols
+            and r.kernel.startswith(RECT) and r.ran]
+    return sorted(rows, key=lambda r: (r.type != "f32", r.type, r.rows * r.cols, r.shape))
+
+
+def passes(rows, cols):
+    """Passes over the matrix: four with gcd(rows, cols) = 1, five otherwise (RECTANGLES.md)."""
+    from math import gcd
+    return 4 if gcd(rows, cols) == 1 else 5
+
+
+def draw_rectangles(data, mp, path):
+    plt = mp.pyplot()
+    rows = rect_rows(data)
+    fig, ax = plt.subplots(figsize=(10, 5.4))
+    xs = range(len(rows))
+    colors = ["tab:purple" if passes(r.rows, r.cols) == 4 else "tab:olive" for r in rows]
+    ax.bar(xs, [r.pct_copy for r in rows], 0.6, color=colors,
+           yerr=[spread_of(r) / 2 or 0 for r in rows], capsize=2)
+    for x, r in zip(xs, rows):
+        bound = 100 / passes(r.rows, r.cols)
+        ax.hlines(bound, x - 0.4, x + 0.4, color="black", linewidth=1.2, linestyle=":",
+                  label="copy speed / passes (the best this design can do)" if x == 0 else None)
+        ax.annotate(f"{r.pct_copy:.0f}%", (x, r.pct_copy), textcoords="offset points",
+                    xytext=(0, 2), ha="center", va="bottom", fontsize=8)
+    ax.axhline(33, color="tab:red", linestyle="--", linewidth=1, label="the issue's target (33%)")
+    ax.set_xticks(list(xs), [f"{r.rows}x{r.cols}\n{r.type}, {passes(r.rows, r.cols)} passes"
+                             for r in rows], fontsize=8)
+    ax.set_ylim(0, max([r.pct_copy for r in rows] + [40]) * 1.25)
+    ax.set_ylabel("% of the copy ceiling of the same run")
+    ax.set_xlabel("shape (purple: gcd 1, four passes; olive: gcd above 1, five)")
+    ax.set_title("A rectangle in place, by shape (" + runs_note(rows) + ")")
+    ax.legend(fontsize=8, loc="upper right")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    mp.save(fig, path, rows)
+
+
 def figures(data, mp):
     return [
         ("step09_inplace", "In place against out of place: step 09's tile pairs, step 08 and "
@@ -185,4 +229,7 @@ def figures(data, mp):
         ("step09_batched", "Batched transposes: GB/s of each kernel by matrix size, against the "
          "copy ceiling of the same run",
          bool(batch_problems(data)), lambda path: draw_batched(data, mp, path)),
+        ("step09_rectangles", "A rectangle in place: % of the copy ceiling of step 09's passes "
+         "by shape, against the bound of one copy per pass",
+         bool(rect_rows(data)), lambda path: draw_rectangles(data, mp, path)),
     ]
