@@ -1,6 +1,6 @@
-// Step 08 - any shape, any element type: the scalar kernel, for rows that do not start on 16
-// bytes (4095 x 4097, any type), where 16-byte vectors of a row are out of reach, and for aligned
-// 4- and 8-byte elements (plan.hpp). What changed since step 07: one element of any size per
+// Step 08 - any shape, any element type: the scalar kernel, which the launcher takes for 4- and
+// 8-byte elements on any rows (plan.hpp; bytes and halves take transpose_shift.cuh, and the
+// table still runs this kernel for them). What changed since step 07: one element of any size per
 // access, in step 03's padded tile with the vector kernel's tile order; and Cut, which cuts each
 // output row on its own 32-byte sectors instead of at the tile's edge, so that no sector has
 // two writers. One element per access costs instructions, so whole tiles skip every bounds
