@@ -17,7 +17,7 @@ namespace step08 {
 enum class Path {
   copy,       ///< 1 x N or N x 1: the transpose has the same bytes as the input, a cudaMemcpy
   vector,     ///< 1-, 2- or 16-byte elements, every row on both sides on 16 bytes: transpose_vec
-  shifted,    ///< 1- or 2-byte elements, rows off 16 bytes: transpose_shift
+  shifted,    ///< 1-byte elements, rows off 16 bytes: transpose_shift (halves: the table row)
   scalar,     ///< 4- or 8-byte elements on any rows: transpose_scalar, one element per access
 };
 
@@ -124,8 +124,10 @@ constexpr bool vectors_pay(std::size_t elem_size) { return elem_size != 4 && ele
 ///   1 x N, N x 1              -> copy (the transposed matrix has the same bytes)
 ///   both sides aligned, and   -> vector, the fast path for narrow elements: every access
 ///   vectors_pay(elem_size)       16 bytes, whole tiles unchecked
-///   1- or 2-byte elements     -> shifted: aligned vectors shifted into place in registers
-///   otherwise                 -> scalar: one element per access
+///   1-byte elements           -> shifted: aligned vectors shifted into place in registers
+///   otherwise                 -> scalar: one element per access (2-byte elements too: on
+///                                misaligned rows the scalar kernel measured ahead of the
+///                                shifted vectors for halves, behind them for bytes)
 /// shifted and scalar cut each output row on its own sectors when the rows do not start on one.
 inline bool plan_transpose(std::size_t elem_size, std::int64_t rows, std::int64_t cols,
                            std::uintptr_t in, std::uintptr_t out, Plan* plan) {
@@ -143,7 +145,7 @@ inline bool plan_transpose(std::size_t elem_size, std::int64_t rows, std::int64_
     p.path = Path::vector;
     p.tile = step = vector_tile(elem_size);
     p.cut = false;
-  } else if (elem_size <= 2) {
+  } else if (elem_size == 1) {
     p.path = Path::shifted;
     p.tile = step = shift_tile(elem_size);
     if (p.cut) step.rows -= shift_lead(elem_size);

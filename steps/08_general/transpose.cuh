@@ -3,10 +3,10 @@
 // bytes: transpose(in, out, rows, cols) takes device pointers of any element type of 1, 2, 4, 8
 // or 16 bytes and any rows x cols, asks plan_transpose (plan.hpp) which kernel fits, and
 // launches it: transpose_vec.cuh (16-byte vectors, for 1-, 2- and 16-byte elements whose rows
-// all start on 16 bytes), transpose_shift.cuh (16-byte vectors shifted into place: 1- and 2-byte
-// elements on rows that start anywhere), transpose_scalar.cuh (one element per access: 4- and
-// 8-byte elements), or a plain copy for 1 x N and N x 1. The last two kernels cut the writes
-// on 32-byte sectors where output rows start off them.
+// all start on 16 bytes), transpose_shift.cuh (16-byte vectors shifted into place: 1-byte
+// elements on rows that start anywhere), transpose_scalar.cuh (one element per access: 2-, 4-
+// and 8-byte elements on such rows, 4- and 8-byte ones on any), or a plain copy for 1 x N and
+// N x 1. The last two kernels cut the writes on 32-byte sectors where output rows start off them.
 //
 //   make step08 && ./step08 --type bf16 --rows 8192 --cols 2048
 #pragma once
@@ -91,7 +91,7 @@ cudaError_t run_plan(const Plan& plan, const void* in, void* out, std::int64_t r
     case Path::vector:
       return launch_vec<S, vt.rows, vt.cols>(in, out, rows, cols, stream);
     case Path::shifted:
-      if constexpr (S <= 2) {
+      if constexpr (S == 1) {  // the plan takes them for bytes only
         constexpr TileSize st = shift_tile(S);
         return launch_shift<S, st.rows, st.cols>(in, out, rows, cols, plan.cut, stream);
       }
