@@ -446,6 +446,7 @@ def render_bench_table(attrs, data, md_path):
 # Nsight Compute metric names (and scripts/profile.sh's derived ones) -> short column headers,
 # in the order the columns appear. Byte counts are shown in MB (1e6 bytes).
 METRICS = {
+    "gpu__time_duration.sum": "time us",
     "dram__bytes_read.sum": "DRAM read MB",
     "dram__bytes_write.sum": "DRAM write MB",
     "global_ld_sectors_per_request": "ld sectors/req",
