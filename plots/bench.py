@@ -297,13 +297,22 @@ def plan(args, binaries, wanted):
             problems.append(Problem("pytorch", [], source=PYTORCH.relative_to(ROOT).as_posix()))
         else:
             print(f"note: {PYTORCH.relative_to(ROOT)} skipped: torch does not import here")
-    # The same binary and arguments twice (a sweep.txt line repeating the default) runs once.
+    # The same binary and arguments twice (a sweep.txt line repeating the default, its options in
+    # any order) runs once.
     seen, unique = set(), []
     for p in problems:
-        if (p.binary, tuple(p.argv)) not in seen:
-            seen.add((p.binary, tuple(p.argv)))
+        if (p.binary, same_options(p.argv)) not in seen:
+            seen.add((p.binary, same_options(p.argv)))
             unique.append(p)
     return unique
+
+
+def same_options(argv):
+    """argv as a value that ignores the order of its `--option value` pairs."""
+    names, values = argv[0::2], argv[1::2]
+    if len(argv) % 2 or not all(n.startswith("--") for n in names):
+        return tuple(argv)
+    return tuple(sorted(zip(names, values)))
 
 
 def count_kernels(problems, header, rows):

@@ -387,6 +387,12 @@ class Bench(unittest.TestCase):
         base.update(kw)
         return argparse.Namespace(**base)
 
+    def test_options_in_another_order_are_the_same_problem(self):
+        self.assertEqual(bench.same_options(["--rows", "4", "--type", "i8"]),
+                         bench.same_options(["--type", "i8", "--rows", "4"]))
+        self.assertNotEqual(bench.same_options(["--rows", "4", "--cols", "5"]),
+                            bench.same_options(["--rows", "5", "--cols", "4"]))
+
     def test_sweep_files(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "sweep.txt"
