@@ -1,8 +1,11 @@
 """Step 09's figures: in place against out of place by matrix size, batched throughput by
-matrix size, and rectangles in place (RECTANGLES.md) by shape. Loaded by plots/make_plots.py (figures(data, mp); mp is make_plots itself).
+matrix size, and rectangles in place (RECTANGLES.md) by shape and pass by pass. Loaded by
+plots/make_plots.py (figures(data, mp); mp is make_plots itself).
 
 Rows are bench.csv rows (one per kernel per problem; with several runs of a problem, the median
-over runs with .spread, max - min of % of copy, and .runs). Both figures work with either.
+over runs with .spread, max - min of % of copy, and .runs). Every figure works with either. The
+rectangles' pass-by-pass panel reads plots/data/profile.csv (gpu__time_duration.sum of the kernels
+named "in-place rectangle, pass P of N: kind") and is left out when it has none.
 """
 
 # The lesson's in-place kernels, by their exact names (the lab's variants are not drawn here).
@@ -180,6 +183,13 @@ def draw_batched(data, mp, path):
 # -- rectangles in place -------------------------------------------------------------------------
 
 RECT = "in-place rectangle"
+# What RECTANGLES.md predicted before any run, in % of copy, for the lesson's float32 passes:
+# (low, high) by number of passes (four with gcd 1, five with gcd above 1).
+PREDICTED = {4: (15, 22), 5: (12, 18)}
+# The kinds of pass, by the kernel name at the end of a profiled pass's name, with a colour each.
+PASS_KINDS = [("reflect_columns", "tab:red"), ("shuffle_rows", "tab:blue"),
+              ("swap_rows", "tab:green")]
+TIME = "gpu__time_duration.sum"
 
 
 def rect_rows(data):
@@ -195,30 +205,99 @@ def passes(rows, cols):
     return 4 if gcd(rows, cols) == 1 else 5
 
 
-def draw_rectangles(data, mp, path):
-    plt = mp.pyplot()
-    rows = rect_rows(data)
-    fig, ax = plt.subplots(figsize=(10, 5.4))
+def pass_times(mp):
+    """{(type, rows, cols): [(pass number, kind, microseconds)]} of the profiled passes of one
+    in-place rectangle (profile.csv, kernels named "in-place rectangle, pass P of N: kind")."""
+    import re
+    found = {}
+    for p in mp.read_csv(mp.ROOT / "plots" / "data" / "profile.csv"):
+        name = re.match(r"in-place rectangle, pass (\d+) of \d+: (\w+)", p.get("kernel", ""))
+        if p.get("step") != "step09" or p.get("metric") != TIME or not name:
+            continue
+        try:
+            us = float(p["value"]) * {"msecond": 1e3, "nsecond": 1e-3}.get(p.get("unit"), 1)
+            key = (p["type"], int(p["rows"]), int(p["cols"]))
+        except (KeyError, ValueError):
+            continue
+        found.setdefault(key, []).append((int(name.group(1)), name.group(2), us))
+    return {k: sorted(v) for k, v in found.items()}
+
+
+def draw_shapes_panel(ax, rows):
     xs = range(len(rows))
     colors = ["tab:purple" if passes(r.rows, r.cols) == 4 else "tab:olive" for r in rows]
+    for x, r in zip(xs, rows):
+        n = passes(r.rows, r.cols)
+        ax.hlines(100 / n, x - 0.4, x + 0.4, color="black", linewidth=1.2, linestyle=":",
+                  label="copy speed / passes (the best this design can do)" if x == 0 else None)
+        if r.type == "f32":
+            low, high = PREDICTED[n]
+            ax.bar(x, high - low, 0.8, bottom=low, color="0.85", edgecolor="0.6", hatch="//",
+                   linewidth=0.5, label=None if x else "predicted before any run")
     ax.bar(xs, [r.pct_copy for r in rows], 0.6, color=colors,
            yerr=[spread_of(r) / 2 or 0 for r in rows], capsize=2)
     for x, r in zip(xs, rows):
-        bound = 100 / passes(r.rows, r.cols)
-        ax.hlines(bound, x - 0.4, x + 0.4, color="black", linewidth=1.2, linestyle=":",
-                  label="copy speed / passes (the best this design can do)" if x == 0 else None)
-        ax.annotate(f"{r.pct_copy:.0f}%", (x, r.pct_copy), textcoords="offset points",
+        ax.annotate(f"{r.pct_copy:.1f}%", (x, r.pct_copy), textcoords="offset points",
                     xytext=(0, 2), ha="center", va="bottom", fontsize=8)
     ax.axhline(33, color="tab:red", linestyle="--", linewidth=1, label="the issue's target (33%)")
     ax.set_xticks(list(xs), [f"{r.rows}x{r.cols}\n{r.type}, {passes(r.rows, r.cols)} passes"
-                             for r in rows], fontsize=8)
-    ax.set_ylim(0, max([r.pct_copy for r in rows] + [40]) * 1.25)
+                             for r in rows], fontsize=7)
+    ax.set_ylim(0, max([r.pct_copy * 1.15 for r in rows] + [40]))
     ax.set_ylabel("% of the copy ceiling of the same run")
     ax.set_xlabel("shape (purple: gcd 1, four passes; olive: gcd above 1, five)")
-    ax.set_title("A rectangle in place, by shape (" + runs_note(rows) + ")")
-    ax.legend(fontsize=8, loc="upper right")
+    ax.set_title("Measured by shape (" + runs_note(rows) + ")", fontsize=10)
+    ax.legend(fontsize=7, loc="upper left")
+
+
+def draw_passes_panel(ax, data, mp, times):
+    """One horizontal bar per profiled shape, its passes stacked in order, and under it the time
+    of as many copies of the same bytes (the bound)."""
+    shown, ticks, labels, y = [], [], [], 0
+    labelled = set()
+    for (type_, rows, cols), parts in sorted(times.items(), key=lambda kv: kv[0][1:]):
+        copy = mp.best([r for r in mp.select(data, step="step09", shape=(rows, cols), type_=type_)
+                        if r.is_copy])
+        left = 0.0
+        for number, kind, us in parts:
+            color = dict(PASS_KINDS).get(kind, "0.5")
+            ax.barh(y, us, 0.6, left=left, color=color, edgecolor="white",
+                    label=None if kind in labelled else kind)
+            labelled.add(kind)
+            ax.annotate(str(number), (left + us / 2, y), ha="center", va="center", fontsize=7,
+                        color="white")
+            left += us
+        ticks.append(y)
+        labels.append(f"{rows}x{cols} {type_}\npasses, one transpose")
+        if copy:
+            ax.barh(y - 0.7, copy.median_ms * 1e3 * len(parts), 0.6, color="0.55",
+                    label=None if "copy" in labelled else "the same passes at copy speed")
+            labelled.add("copy")
+            ticks.append(y - 0.7)
+            labels.append(f"{len(parts)} copies\n(the copy of make bench)")
+            shown.append(copy)
+        y -= 2
+    ax.set_yticks(ticks, labels, fontsize=7)
+    ax.grid(axis="y", visible=False)
+    ax.set_xlabel("microseconds (Nsight Compute, one profiled transpose)")
+    ax.set_title("Where the time goes, pass by pass", fontsize=10)
+    ax.legend(fontsize=7, loc="lower right")
+    return shown
+
+
+def draw_rectangles(data, mp, path):
+    plt = mp.pyplot()
+    rows = rect_rows(data)
+    times = pass_times(mp)
+    if times:
+        fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5.4),
+                                          gridspec_kw={"width_ratios": [3, 2]})
+    else:
+        fig, left = plt.subplots(figsize=(10, 5.4))
+    draw_shapes_panel(left, rows)
+    shown = list(rows) + (draw_passes_panel(right, data, mp, times) if times else [])
+    fig.suptitle("A rectangle in place: by shape, and pass by pass")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    mp.save(fig, path, rows)
+    mp.save(fig, path, shown)
 
 
 def figures(data, mp):
@@ -230,6 +309,7 @@ def figures(data, mp):
          "copy ceiling of the same run",
          bool(batch_problems(data)), lambda path: draw_batched(data, mp, path)),
         ("step09_rectangles", "A rectangle in place: % of the copy ceiling of step 09's passes "
-         "by shape, against the bound of one copy per pass",
+         "by shape, against the prediction and the bound of one copy per pass; the time of each "
+         "pass against a copy",
          bool(rect_rows(data)), lambda path: draw_rectangles(data, mp, path)),
     ]
