@@ -1,7 +1,9 @@
-"""Step 08's figure: float32 on aligned shapes and their misaligned neighbours, in % of the copy
-ceiling: the launcher ("auto", writes cut on sectors where output rows start off them), the same
-scalar kernel with its writes cut at the tile's edges, cuBLAS, and step 07's best kernel. Error
-bars: the spread over the runs; a shape timed once is marked under its name.
+"""Step 08's figure, in % of the copy ceiling. Top: float32 on aligned shapes and their
+misaligned neighbours: the launcher ("auto", writes cut on sectors where output rows start off
+them), the same scalar kernel with its writes cut at the tile's edges, cuBLAS, and step 07's best
+kernel. Bottom: int8 and float16 on rows off 16 bytes: the scalar kernel (writes cut at the
+tile's edges or on sectors), the shifted vectors and the launcher. Error bars: the spread over
+the runs; a shape timed once is marked under its name.
 
 Drawn by plots/make_plots.py (figures(data, mp); mp is make_plots itself).
 """
@@ -43,16 +45,38 @@ def tick(data, mp, shape):
     return label
 
 
-def draw(data, mp, path):
-    plt = mp.pyplot()
-    shapes = shapes_measured(data, mp)
-    bars = series(mp)
-    fig, ax = plt.subplots(figsize=(10, 5.2))
-    width, shown = 0.8 / len(bars), []
+# Bytes and halves on rows that do not start on 16 bytes (bfloat16 runs float16's code).
+NARROW = [(t, s) for t in ("i8", "f16") for s in ((4095, 4097), (12345, 6789), (4096, 4097),
+                                                    (4097, 4096))]
+TYPE_NAMES = {"i8": "int8", "f16": "float16"}
+
+
+def narrow_series(mp):
+    def step08(text):
+        return lambda rows: mp.best([r for r in rows if r.step == "step08" and text in r.kernel])
+    return [
+        ("scalar, writes cut at tile edges", "#c5b0d5", step08("cut at tile edges")),
+        ("scalar, writes cut on sectors", "#9467bd", step08("cut on sectors")),
+        ("shifted vectors", "#ff7f0e",
+         lambda rows: mp.best([r for r in rows if r.step == "step08" and "shifted" in r.kernel
+                               and "auto" not in r.kernel])),
+        ("launcher (auto)", mp.step_color("step08"), step08("auto")),
+    ]
+
+
+def narrow_measured(data, mp):
+    return [(t, s) for t, s in NARROW
+            if any(r.step == "step08" and "shifted" in r.kernel and r.ran
+                   for r in mp.select(data, shape=s, type_=t))]
+
+
+def bar_groups(ax, groups, bars, select, shown):
+    """One group of bars per entry of groups; select(group) gives the rows to pick from."""
+    width = 0.8 / len(bars)
     for k, (label, color, pick) in enumerate(bars):
         xs, ys, errs = [], [], []
-        for i, shape in enumerate(shapes):
-            r = pick(mp.select(data, shape=shape, type_="f32"))
+        for i, group in enumerate(groups):
+            r = pick(select(group))
             if r and r.ran:
                 xs.append(i + (k - (len(bars) - 1) / 2) * width)
                 ys.append(r.pct_copy)
@@ -62,21 +86,43 @@ def draw(data, mp, path):
             ax.bar(xs, ys, width, color=color, label=label,
                    yerr=errs if any(errs) else None, capsize=2)
     ax.axhline(100, color="black", linestyle="--", linewidth=1, label="copy ceiling")
-    ax.set_xticks(range(len(shapes)), [tick(data, mp, s) for s in shapes])
-    ax.set_xlabel("float32 shape (4095 x 4097, 12345 x 6789 and 46341 x 46341: rows off sectors; "
-                  "step 07 not timed at the two largest)")
     ax.set_ylabel("% of the copy ceiling of the same run")
     ax.set_ylim(0, 122)
     ax.set_yticks(range(0, 101, 20))
     ax.grid(axis="x", visible=False)
+
+
+def draw(data, mp, path):
+    plt = mp.pyplot()
+    shapes = shapes_measured(data, mp)
+    narrow = narrow_measured(data, mp)
+    shown = []
+    if narrow:
+        fig, (ax, low) = plt.subplots(2, 1, figsize=(10, 9.6))
+    else:
+        fig, ax = plt.subplots(figsize=(10, 5.2))
+    bar_groups(ax, shapes, series(mp), lambda s: mp.select(data, shape=s, type_="f32"), shown)
+    ax.set_xticks(range(len(shapes)), [tick(data, mp, s) for s in shapes])
+    ax.set_xlabel("float32 shape (4095 x 4097, 12345 x 6789 and 46341 x 46341: rows off sectors; "
+                  "step 07 not timed at the two largest)")
     ax.legend(fontsize=8, loc="upper center", ncol=3)
     ax.set_title("Step 08: cutting writes on sectors on misaligned rows")
+    if narrow:
+        bar_groups(low, narrow, narrow_series(mp),
+                   lambda g: mp.select(data, shape=g[1], type_=g[0]), shown)
+        low.set_xticks(range(len(narrow)),
+                       [f"{TYPE_NAMES[t]}\n{r} x {c}" for t, (r, c) in narrow])
+        low.set_xlabel("int8 and float16 on rows that do not start on 16 bytes (bfloat16 runs "
+                       "float16's code)")
+        low.legend(fontsize=8, loc="upper center", ncol=5)
+        low.set_title("Bytes and halves on misaligned rows: scalar kernel or shifted vectors")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     mp.save(fig, path, shown)
 
 
 def figures(data, mp):
     return [("misaligned_step08",
-             "Step 08 on aligned and misaligned float32 shapes: writes cut on sectors or at tile "
-             "edges, step 07 and cuBLAS",
+             "Step 08 on aligned and misaligned float32 shapes (writes cut on sectors or at tile "
+             "edges, step 07, cuBLAS), and int8 and float16 on misaligned rows (scalar kernel, "
+             "shifted vectors)",
              bool(shapes_measured(data, mp)), lambda path: draw(data, mp, path))]
