@@ -854,9 +854,11 @@ class Grader:
         if ran.rc != 0 or ran.timed_out:
             raise RuntimeError("the course's build could not be configured (cmake):\n"
                                + tail(ran.output, 4000))
-        ran = self.build_targets(["grader_probe", "grader_probe_inplace"] +
-                                 ["grader_worker_main_ex%s" % ex["id"][:2]
-                                  for ex in self.m["exercises"]])
+        # The probes (the course's own kernels: the device check and the timed runs'
+        # yardsticks) only run on a GPU; --no-gpu grades without them.
+        probes = [] if self.args.no_gpu else ["grader_probe", "grader_probe_inplace"]
+        ran = self.build_targets(probes + ["grader_worker_main_ex%s" % ex["id"][:2]
+                                           for ex in self.m["exercises"]])
         if ran.rc != 0 or ran.timed_out:
             raise RuntimeError("the grader's probe did not build:\n" + tail(ran.output, 4000))
 
