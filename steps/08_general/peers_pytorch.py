@@ -12,7 +12,7 @@ Rows go to the terminal and, with --csv, to a CSV file in the format of common/r
 `python3 plots/make_plots.py` can put them next to step 08 in the lesson's tables.
 
     python3 steps/08_general/peers_pytorch.py --csv plots/data/bench.csv
-    python3 steps/08_general/peers_pytorch.py --types f16,i8 --shapes 16384x16384,8192x2048
+    python3 steps/08_general/peers_pytorch.py --types f16,i8 --shapes 16384x16384,32768x8192
 
 PyTorch is optional: without it the script says so and exits 0. Exit codes as the step binaries:
 0 success, 1 a verification failure, 2 a bad argument, 3 no usable CUDA device.
@@ -32,7 +32,7 @@ TYPES = ("f32", "f64", "f16", "bf16", "i8", "b128")
 # --shapes replaces them for every type.
 DEFAULT_SHAPES = {
     "f32": "8192x8192,32768x32768,8192x2048,4095x4097,46341x46341",
-    "other": "16384x16384,8192x2048",
+    "other": "16384x16384,32768x8192",
 }
 HEADER = ("step,kernel,block,tile,type,rows,cols,batch,median_ms,min_ms,gbps,pct_copy,"
           "pct_peak,verified,device,driver,cuda,date").split(",")
