@@ -17,6 +17,16 @@ void fill_rates(const Report& report, ResultRow* row) {
   row->pct_peak = report.device.peak_gbps > 0 ? 100.0 * row->gbps / report.device.peak_gbps : 0;
 }
 
+std::string l2_note(double bytes_moved, std::int64_t l2_bytes) {
+  if (l2_bytes <= 0 || bytes_moved >= 2.0 * static_cast<double>(l2_bytes)) return "";
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(1) << "note: " << bytes_moved / 1e6
+    << " MB moved is less than twice the " << l2_bytes / (1 << 20)
+    << " MiB L2: repetitions can find much of it in the cache, so these times are not the"
+       " memory's alone (a larger shape measures memory)";
+  return s.str();
+}
+
 void print_table(std::ostream& os, const Report& r) {
   os << r.step << " - " << r.title << "\n"
      << r.problem.describe() << ", " << std::fixed << std::setprecision(1)
@@ -24,7 +34,10 @@ void print_table(std::ostream& os, const Report& r) {
      << r.device.name << ", driver " << r.device.driver << ", CUDA " << r.device.cuda << ", "
      << r.device.sms << " SMs, " << r.device.l2_bytes / (1 << 20) << " MiB L2, peak "
      << std::setprecision(0) << r.device.peak_gbps << " GB/s, copy ceiling " << r.copy_gbps
-     << " GB/s\n\n";
+     << " GB/s\n";
+  const std::string note = l2_note(r.problem.bytes_moved(), r.device.l2_bytes);
+  if (!note.empty()) os << note << "\n";
+  os << "\n";
   // The text columns are as wide as their longest cell (and a gap of two), so a long kernel
   // name pushes the columns right instead of running into them.
   std::size_t kernel_w = std::string("kernel").size(), block_w = std::string("block").size(),

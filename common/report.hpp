@@ -3,6 +3,7 @@
 /// CSV rows with the same columns plus what identifies the run.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -38,7 +39,13 @@ struct Report {
 /// Fills gbps, pct_copy and pct_peak of @p row from its median time.
 void fill_rates(const Report& report, ResultRow* row);
 
-/// The table the binaries print: a title line, the device line and one line per row.
+/// The line the table prints under the device line when the matrices are small enough for the
+/// L2 to keep much of them between repetitions (bytes moved under twice the L2), so that the
+/// times are not the memory's alone; "" otherwise, or when the L2's size is unknown (0).
+std::string l2_note(double bytes_moved, std::int64_t l2_bytes);
+
+/// The table the binaries print: a title line, the device line (and l2_note's line where it has
+/// one) and one line per row.
 void print_table(std::ostream& os, const Report& report);
 
 /// The CSV header: step,kernel,block,tile,type,rows,cols,batch,median_ms,min_ms,gbps,pct_copy,

@@ -1,5 +1,5 @@
 // CPU tests of the terminal table of common/report.hpp: the columns stay aligned whatever the
-// length of a kernel's name, and the CSV keeps every name whole.
+// length of a kernel's name, the CSV keeps every name whole, and a problem the L2 can hold says so.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -73,6 +73,37 @@ TEST(CpuReport, TableColumnsStayAlignedForLongNames) {
   const std::string csv = csv_rows(r);
   EXPECT_NE(csv.find("\"" + longest + "\""), std::string::npos) << csv;
   EXPECT_EQ(lines_of(csv).size(), r.rows.size());
+}
+
+TEST(CpuReport, SaysWhenTheL2CanHoldTheProblem) {
+  const std::int64_t l2 = 50 << 20;  // an H100's L2
+  const Problem i8_small{ElemType::i8, 4095, 4097, 1};     // 33.6 MB moved
+  const Problem f16_rect{ElemType::f16, 8192, 2048, 1};    // 67.1 MB: under twice the L2
+  const Problem f32_rect{ElemType::f32, 8192, 2048, 1};    // 134 MB: past twice the L2
+  const Problem f32_square{ElemType::f32, 8192, 8192, 1};  // 537 MB, the default
+  EXPECT_NE(l2_note(i8_small.bytes_moved(), l2).find("33.6 MB moved"), std::string::npos);
+  EXPECT_NE(l2_note(i8_small.bytes_moved(), l2).find("50 MiB L2"), std::string::npos);
+  EXPECT_FALSE(l2_note(f16_rect.bytes_moved(), l2).empty());
+  EXPECT_EQ(l2_note(f32_rect.bytes_moved(), l2), "");
+  EXPECT_EQ(l2_note(f32_square.bytes_moved(), l2), "");
+  EXPECT_EQ(l2_note(i8_small.bytes_moved(), 0), "") << "an unknown L2 says nothing";
+
+  // The table carries the note under the device line, and only then.
+  Report r;
+  r.step = "step08";
+  r.problem = i8_small;
+  r.device.name = "Some GPU";
+  r.device.l2_bytes = l2;
+  r.rows = {make_row("auto", "256", "256x128", "yes")};
+  std::ostringstream small;
+  print_table(small, r);
+  const std::vector<std::string> lines = lines_of(small.str());
+  ASSERT_GE(lines.size(), 4u) << small.str();
+  EXPECT_EQ(lines[3], l2_note(i8_small.bytes_moved(), l2)) << small.str();
+  r.problem = f32_square;
+  std::ostringstream large;
+  print_table(large, r);
+  EXPECT_EQ(large.str().find("note:"), std::string::npos) << large.str();
 }
 
 }  // namespace
