@@ -56,7 +56,7 @@ TYPES = ["f32", "f64", "f16", "bf16", "i8", "b128"]
 # Rectangles for the steps whose lessons (and exercise 01) compare on them; steps 01-04 take only
 # the squares.
 RECTANGLE_STEPS = ("step05", "step06", "step07", "step08")
-# Step 08's other element types: the shapes of its lesson's tables and of the types figure. The
+# Step 08's shapes for every element type: its lesson's tables and the types figure. The
 # rectangle is 32768 x 8192 rather than float32's 8192 x 2048: an int8 8192 x 2048 matrix and its
 # transpose (34 MB) stay in the 50 MB L2 of an H100 between repetitions; at 32768 x 8192 int8
 # moves what the default 8192 x 8192 float32 problem moves (537 MB), ten times the L2.
