@@ -1,4 +1,4 @@
-// Step 09, part 1 - the in-place square transpose, by tile pairs. What changed since step 08:
+// Step 09, part 1 - a square in place, by tile pairs (README.md). What changed since step 08:
 // there is no second buffer. The block that owns tile (i, j) also owns its mirror (j, i): it
 // reads BOTH tiles into shared memory, waits at the barrier, then writes each one, transposed,
 // where the other one was. Only the upper triangle of pairs (i <= j) is launched, so every pair
