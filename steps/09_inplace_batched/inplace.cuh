@@ -116,7 +116,7 @@ __global__ void __launch_bounds__(TILE * ROWS, 2048 / (TILE * ROWS))
 
 /// Transposes @p batch square matrices of @p rows x @p cols, stored back to back at @p m, in
 /// place. Returns cudaErrorInvalidValue without launching when rows != cols (a rectangular
-/// matrix in place is a different problem, see the lesson), or when the pairs of the whole batch
+/// matrix in place is part 3's problem, RECTANGLES.md), or when the pairs of the whole batch
 /// do not fit in one grid (2^31 - 1 blocks).
 template <typename T, int TILE, int ROWS>
 cudaError_t transpose_inplace(T* m, std::int64_t rows, std::int64_t cols, std::int64_t batch,
