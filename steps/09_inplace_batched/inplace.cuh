@@ -39,8 +39,9 @@ __host__ __device__ inline unsigned long long triangle(unsigned long long j) {
 ///     i=3                    9
 ///
 /// j is the largest whole number with triangle(j) <= k, the root of j^2 + j - 2k = 0 rounded
-/// down. A float keeps 24 bits, so for k near 2^31 that root can be one off either way; the two
-/// loops correct it exactly (each runs at most once), so no pair is missed or visited twice.
+/// down. A float keeps 24 bits, so past k = 2^23 that root can come out one too large (a check
+/// of every k below 2^31 finds it never more, and never too small); the loops correct it
+/// exactly, so no pair is missed or visited twice.
 __host__ __device__ inline TilePair upper_pair(unsigned k) {
   unsigned j = static_cast<unsigned>((sqrtf(8.0f * static_cast<float>(k) + 1.0f) - 1.0f) * 0.5f);
   while (triangle(j) > k) --j;
