@@ -1,5 +1,5 @@
-// Step 09, part 2 - a batch of matrices in one launch, one tile per block. What changed since
-// step 08: B matrices of rows x cols, stored back to back, are transposed by a single launch.
+// Step 09, part 2 - many matrices in one launch (BATCHED.md), one tile per block. What changed
+// since step 08: B matrices of rows x cols, stored back to back, are transposed by one launch.
 // Every tile of every matrix gets a block, numbered along one axis:
 //   blockIdx.x = (matrix * tile_rows + tile_row) * tile_cols + tile_col,
 // so the batch is not bound by gridDim.y or gridDim.z (65535): only by 2^31 - 1 blocks in all.

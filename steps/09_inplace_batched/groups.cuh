@@ -1,8 +1,9 @@
-// Step 09, part 3 - small matrices in groups. What changed since step 08: a 32 x 48 matrix is
-// 6 KB, less than one 64 x 64 tile, so one block per tile would leave most threads idle and move
-// too few bytes per block. Here a block takes G whole matrices (about 16 KB of data): they lie
-// back to back, so the block reads one contiguous chunk and writes one contiguous chunk, every
-// access coalesced whatever the shape, and all the transposing happens in shared memory.
+// Step 09, part 2 - small matrices in groups (BATCHED.md). What changed since batched.cuh: a
+// 32 x 48 matrix is 6 KB, less than one 64 x 64 tile, so one block per tile would leave most
+// threads idle and move too few bytes per block. Here a block takes G whole matrices (about
+// 16 KB of data): they lie back to back, so the block reads one contiguous chunk and writes one
+// contiguous chunk, every access coalesced whatever the shape, and all the transposing happens
+// in shared memory.
 // The block reads its whole chunk before the barrier and writes only that chunk after it, so
 // the same kernel also works in place (in == out).
 //

@@ -1,4 +1,4 @@
-// Step 09, part 1 - the in-place square transpose, by tile pairs. What changed since step 08:
+// Step 09, part 1 - a square in place, by tile pairs (README.md). What changed since step 08:
 // there is no second buffer. The block that owns tile (i, j) also owns its mirror (j, i): it
 // reads BOTH tiles into shared memory, waits at the barrier, then writes each one, transposed,
 // where the other one was. Only the upper triangle of pairs (i <= j) is launched, so every pair
@@ -39,8 +39,9 @@ __host__ __device__ inline unsigned long long triangle(unsigned long long j) {
 ///     i=3                    9
 ///
 /// j is the largest whole number with triangle(j) <= k, the root of j^2 + j - 2k = 0 rounded
-/// down. A float keeps 24 bits, so for k near 2^31 that root can be one off either way; the two
-/// loops correct it exactly (each runs at most once), so no pair is missed or visited twice.
+/// down. A float keeps 24 bits, so past k = 2^23 that root can come out one too large (a check
+/// of every k below 2^31 finds it never more, and never too small); the loops correct it
+/// exactly, so no pair is missed or visited twice.
 __host__ __device__ inline TilePair upper_pair(unsigned k) {
   unsigned j = static_cast<unsigned>((sqrtf(8.0f * static_cast<float>(k) + 1.0f) - 1.0f) * 0.5f);
   while (triangle(j) > k) --j;
@@ -116,7 +117,7 @@ __global__ void __launch_bounds__(TILE * ROWS, 2048 / (TILE * ROWS))
 
 /// Transposes @p batch square matrices of @p rows x @p cols, stored back to back at @p m, in
 /// place. Returns cudaErrorInvalidValue without launching when rows != cols (a rectangular
-/// matrix in place is a different problem, see the lesson), or when the pairs of the whole batch
+/// matrix in place is part 3's problem, RECTANGLES.md), or when the pairs of the whole batch
 /// do not fit in one grid (2^31 - 1 blocks).
 template <typename T, int TILE, int ROWS>
 cudaError_t transpose_inplace(T* m, std::int64_t rows, std::int64_t cols, std::int64_t batch,

@@ -1,9 +1,7 @@
-// Step 09, part 2 - a rectangle in place (RECTANGLES.md). What changed since part 1: a tile of a
-// rectangle has no mirror tile to swap with, so the transpose is taken apart into moves that each
-// keep an element in its row or in its column (rect_index.cuh has the arithmetic), one pass of
-// one kernel each: column reflections (pairs swapped through shared memory, like the tile pairs),
-// a row shuffle (a whole row in shared memory), and two rounds of whole-row swaps. Squares keep
-// part 1's tile pairs.
+// Step 09, part 3 - a rectangle in place (RECTANGLES.md). What changed since part 1: a tile of a
+// rectangle has no mirror to swap with, so the transpose is taken apart into moves that each keep
+// an element in its row or its column (rect_index.cuh has the arithmetic), one pass each: column
+// reflections (pairs swapped through shared memory), a row shuffle, two rounds of row swaps.
 //
 //   make step09 && ./step09 --mode inplace --rows 8191 --cols 4097
 #pragma once
@@ -18,10 +16,10 @@
 
 namespace step09 {
 
-/// Passes 1 and 3: column j reflected about row floor(j / per) (mod m). A block owns a 32 x 32
-/// tile and swaps the pairs whose upper element lies in it, so each pair is swapped once. The
-/// centre climbs by at most one row per column, so the partners of a tile lie in 63 consecutive
-/// rows, the band: both sides go into shared memory as row pieces, then come back swapped.
+/// Column j reflected about row floor(j / per) (mod m): per = b, the pre-reflection; per = 1, the
+/// column reflection. A block swaps the pairs whose upper element lies in its 32 x 32 tile. The
+/// centre climbs by at most one row per column, so the partners lie in 63 consecutive rows, the
+/// band: both sides go into shared memory as row pieces, then come back swapped.
 template <typename T>
 __global__ void __launch_bounds__(256)
     reflect_columns(T* a, i64 m, i64 n, i64 per, i64 tiles_down) {
@@ -53,9 +51,9 @@ __global__ void __launch_bounds__(256)
     if (swapped(31 + delta - q)) a[band_row(q) * n + j] = own[31 + delta - q][t];
 }
 
-/// Pass 2: row i, and when c > 1 its mirror (m - i) mod m, read whole into `buf`, then written
-/// back gathered, each from the other. `buf` is shared memory, or for rows too long for it two
-/// rows of global scratch per block; the blocks then loop over the rows.
+/// The row shuffle: row i, and when c > 1 its mirror (m - i) mod m (which turns the pre-
+/// reflection into a rotation), read whole into `buf`, then written back gathered, each from the
+/// other. `buf` is shared memory, or, for rows too long for it, two rows of global scratch.
 template <typename T>
 __global__ void shuffle_rows(T* a, RectShape s, bool mirror, T* scratch) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -81,7 +79,7 @@ __global__ void shuffle_rows(T* a, RectShape s, bool mirror, T* scratch) {
   }
 }
 
-/// Pass 4, one round: rows x and partner[x] swapped, by the block of the smaller one.
+/// The row swaps, one round: rows x and partner[x] swapped, by the block of the smaller one.
 template <typename T>
 __global__ void swap_rows(T* a, i64 n, const int* partner) {
   const i64 x = blockIdx.x, y = partner[x];
@@ -93,12 +91,10 @@ __global__ void swap_rows(T* a, i64 n, const int* partner) {
   }
 }
 
-/// Blocks of pass 2 when its rows live in global scratch: the scratch is 2 n of them.
-constexpr int kScratchBlocks = 8;
+constexpr int kScratchBlocks = 8;  // row-shuffle blocks when rows live in global scratch
 
-/// What a shape needs besides its matrix, made by the first call for that shape and kept: pass
-/// 4's two rounds of partners (2 m ints), and pass 2's global rows when a row (two when c > 1)
-/// does not fit in one block's shared memory.
+/// What a shape needs besides its matrix, made by its first call and kept: the row swaps' 2 m
+/// partners, and the row shuffle's global rows when its rows do not fit in shared memory.
 struct RectPlan {
   i64 m = 0, n = 0;
   std::size_t elem = 0;
@@ -106,9 +102,8 @@ struct RectPlan {
   std::size_t bytes() const { return partners.bytes() + rows.bytes(); }
 };
 
-/// Transposes the rows x cols matrix at @p a in place, into cols x rows. Any shape with sides
-/// below 2^31; cudaErrorInvalidValue, without launching, for others. A 1 x N or N x 1 matrix
-/// is already its own transpose in memory: nothing runs.
+/// Transposes the rows x cols matrix at @p a in place, into cols x rows: any sides below 2^31,
+/// else cudaErrorInvalidValue. A 1 x N or N x 1 matrix is its own transpose: nothing runs.
 template <typename T>
 cudaError_t transpose_inplace_rect(T* a, i64 rows, i64 cols, RectPlan& plan,
                                    cudaStream_t stream = nullptr) {
@@ -124,12 +119,10 @@ cudaError_t transpose_inplace_rect(T* a, i64 rows, i64 cols, RectPlan& plan,
   CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const bool in_shared = row_bytes <= static_cast<std::size_t>(limit);
   if (plan.m != rows || plan.n != cols || plan.elem != sizeof(T)) {  // a new shape: plan it
-    const auto swaps = row_swaps(s);
+    const std::vector<int> partners = row_swaps(s);
     plan.partners = course::DeviceBuffer(2 * rows * sizeof(int));
-    CUDA_CHECK(cudaMemcpy(plan.partners.as<int>(), swaps.first.data(), rows * sizeof(int),
+    CUDA_CHECK(cudaMemcpy(plan.partners.as<int>(), partners.data(), 2 * rows * sizeof(int),
                           cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(plan.partners.as<int>() + rows, swaps.second.data(),
-                          rows * sizeof(int), cudaMemcpyHostToDevice));
     plan.rows = in_shared ? course::DeviceBuffer()
                           : course::DeviceBuffer(kScratchBlocks * 2 * cols * sizeof(T));
     plan.m = rows, plan.n = cols, plan.elem = sizeof(T);
@@ -140,7 +133,7 @@ cudaError_t transpose_inplace_rect(T* a, i64 rows, i64 cols, RectPlan& plan,
   }
   const unsigned tiles = static_cast<unsigned>(tiles_down * strips);
   const int threads = cols < 512 ? static_cast<int>((cols + 31) / 32 * 32) : 512;
-  if (mirror) {
+  if (mirror) {  // the pre-reflection
     reflect_columns<T><<<tiles, dim3(32, 8), 0, stream>>>(a, rows, cols, s.b, tiles_down);
   }
   const unsigned shuffles = in_shared ? static_cast<unsigned>(mirror ? rows / 2 + 1 : rows)

@@ -249,36 +249,52 @@ TEST(CpuStep09TilePairs, ExactUpToTheGridLimit) {
   EXPECT_LE(last.i, last.j);
 }
 
+// The rectangle's moves written out, as RECTANGLES.md states them. Reflection about row
+// `center`: row i swaps with row (center - i) mod m.
+std::int64_t reflect(std::int64_t center, std::int64_t i, std::int64_t m) {
+  return step09::wrap(center - i, m);
+}
+
+// The row shuffle's source column of element j of row i, in closed form: with f = j + i (n - 1),
+// plus m where i - (j mod c) > m - c, it is ((k floor(f / c)) mod b) + (f mod c) b; since c
+// divides n and m, floor(f / c) = i b + floor((j - i) / c) (+ a), and k a = 1 (mod b). The
+// kernel's ShuffleWalk must agree with it everywhere.
+std::int64_t shuffle_source(const step09::RectShape& s, std::int64_t i, std::int64_t j) {
+  const std::int64_t u = j - i;
+  const std::int64_t q = (u >= 0 ? u : u - s.c + 1) / s.c;  // floor(u / c)
+  const std::int64_t e = i - j % s.c > s.m - s.c ? 1 : 0;
+  return (e + s.k * step09::wrap(q, s.b)) % s.b + (u - q * s.c) * s.b;
+}
+
 // The rectangle's passes, applied on the host with the kernels' own index functions, in the
 // kernels' order, to the numbers 0 .. m n - 1: the result must be the transpose exactly.
 std::vector<std::int64_t> rect_passes_on_host(std::int64_t m, std::int64_t n, std::int64_t step) {
-  using step09::reflect;
   const step09::RectShape s = step09::rect_shape(m, n);
   std::vector<std::int64_t> a(static_cast<std::size_t>(m * n)), b(a.size());
   std::iota(a.begin(), a.end(), 0);
-  auto reflect_all = [&](std::int64_t per) {  // passes 1 and 3: column j about row j / per
+  auto reflect_all = [&](std::int64_t per) {  // the reflections: column j about row j / per
     for (std::int64_t i = 0; i < m; ++i)
       for (std::int64_t j = 0; j < n; ++j) b[i * n + j] = a[reflect(j / per, i, m) * n + j];
     a.swap(b);
   };
   if (s.c > 1) reflect_all(s.b);
-  for (std::int64_t i = 0; i < m; ++i) {  // pass 2, by the walker each thread of a block runs
+  for (std::int64_t i = 0; i < m; ++i) {  // the row shuffle, by the walker a thread runs
     const std::int64_t from = s.c > 1 ? step09::wrap(m - i, m) : i;
     for (std::int64_t j0 = 0; j0 < std::min(step, n); ++j0) {
       step09::ShuffleWalk w(s, i, j0, step);
       for (std::int64_t j = j0; j < n; j += step, w.advance()) {
-        EXPECT_EQ(w.source(), step09::shuffle_source(s, i, j)) << m << "x" << n << " " << i;
+        EXPECT_EQ(w.source(), shuffle_source(s, i, j)) << m << "x" << n << " " << i;
         b[i * n + j] = a[from * n + w.source()];
       }
     }
   }
   a.swap(b);
   reflect_all(1);
-  const auto swaps = step09::row_swaps(s);
-  for (const std::vector<int>* round : {&swaps.first, &swaps.second}) {  // pass 4
+  const std::vector<int> partner = step09::row_swaps(s);
+  for (const int* round : {partner.data(), partner.data() + m}) {  // the row swaps
     for (std::int64_t x = 0; x < m; ++x) {
-      const std::int64_t y = (*round)[x];
-      EXPECT_EQ((*round)[y], x) << "not a swap: " << m << "x" << n << " row " << x;
+      const std::int64_t y = round[x];
+      EXPECT_EQ(round[y], x) << "not a swap: " << m << "x" << n << " row " << x;
       if (y > x) std::swap_ranges(&a[x * n], &a[x * n] + n, &a[y * n]);
     }
   }
@@ -316,20 +332,19 @@ TEST(CpuStep09Rect, PassesTransposeLargerAndAwkwardShapes) {
 // Shapes past 2^31 elements, too big to run on the host: follow sampled outputs back through
 // the passes (each a gather) to the input element they must hold.
 TEST(CpuStep09Rect, SampledOutputsPast2To31Elements) {
-  using step09::reflect;
   for (const course::Shape& shape : std::vector<course::Shape>{
            {65537, 32771}, {46341, 46349}, {46340, 46360}, {65536, 40960}, {8191, 4097}}) {
     const std::int64_t m = shape.rows, n = shape.cols;
     const step09::RectShape s = step09::rect_shape(m, n);
-    const auto swaps = step09::row_swaps(s);
+    const std::vector<int> partner = step09::row_swaps(s);
     for (std::int64_t k = 0; k < 20000; ++k) {
       const std::int64_t at = (k * 2654435761LL) % (m * n);
       std::int64_t i = at / n, j = at % n;
-      i = swaps.second[i];
-      i = swaps.first[i];
+      i = partner[m + i];  // the second round of swaps, then the first
+      i = partner[i];
       i = reflect(j, i, m);
       const std::int64_t from_row = s.c > 1 ? step09::wrap(m - i, m) : i;
-      j = step09::shuffle_source(s, i, j);
+      j = shuffle_source(s, i, j);
       i = from_row;
       if (s.c > 1) i = reflect(j / s.b, i, m);
       const std::int64_t want = (at % m) * n + at / m;  // output (at / m, at % m) of n x m
@@ -337,7 +352,7 @@ TEST(CpuStep09Rect, SampledOutputsPast2To31Elements) {
     }
     step09::ShuffleWalk w(s, m - 1, 3, 512);
     for (std::int64_t j = 3; j < n; j += 512, w.advance()) {
-      ASSERT_EQ(w.source(), step09::shuffle_source(s, m - 1, j)) << m << " x " << n;
+      ASSERT_EQ(w.source(), shuffle_source(s, m - 1, j)) << m << " x " << n;
     }
   }
 }
@@ -356,7 +371,7 @@ TEST(CpuStep09Rect, ReflectionPartnersLieInTheBand) {
             ASSERT_GE(delta, 0);
             ASSERT_LE(delta, 31);
             for (std::int64_t r = 0; r < 32 && i0 + r < s.m; ++r) {
-              ASSERT_EQ(step09::reflect(j / per, i0 + r, s.m), (base + 31 + delta - r) % s.m);
+              ASSERT_EQ(reflect(j / per, i0 + r, s.m), (base + 31 + delta - r) % s.m);
             }
           }
         }

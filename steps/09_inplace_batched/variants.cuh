@@ -1,4 +1,5 @@
-// The kernels of step 09 as the harness and the tests see them, one list per --mode:
+// The kernels of step 09 as the harness and the tests see them, one list per --mode (the parts
+// of the lesson: 1 README.md, squares in place; 2 BATCHED.md; 3 RECTANGLES.md, rectangles):
 //   inplace          one square matrix in its own buffer      "in-place tile pairs ..."
 //                    one rectangle in its own buffer          "in-place rectangle ..."
 //   batched          B matrices, out of place                 "batched ..."
@@ -71,7 +72,7 @@ course::Variant tiles() {
 }
 
 /// Whole matrices per block; in place it takes square matrices only, like every in-place mode
-/// (the kernel itself would also do rectangular ones: see "What to try" in the lesson).
+/// (the kernel itself would also do rectangular ones: "What to try" in BATCHED.md).
 template <typename T>
 course::Variant whole(bool in_place) {
   course::Variant v{in_place ? "in-place batched whole matrices" : "batched whole matrices", "256",

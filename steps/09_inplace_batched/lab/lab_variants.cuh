@@ -7,6 +7,7 @@
 //   tile pairs 64x64, 64x16 threads      (LAB.md: 32x32 against 64x64)
 //   tile pairs 64x64, warps on sectors   misaligned rows (sector_pairs.cuh)
 //   tile pairs 64x64, 2x2 pairs per block
+//   tile pairs 64x64, through registers  loads in registers, not cp.async (register_pairs.cuh)
 // A rectangle (--rows != --cols) gets the rectangle's two variants instead, the lesson's first:
 //   rectangle, reflections in shared memory   the lesson's passes (../inplace_rect.cuh)
 //   rectangle, reflections in place            pair swaps without shared memory (rect_direct.cuh)
@@ -21,6 +22,7 @@
 #include "harness.cuh"
 #include "inplace.cuh"
 #include "rect_direct.cuh"
+#include "register_pairs.cuh"
 #include "sector_pairs.cuh"
 #include "variants.cuh"
 
@@ -34,7 +36,8 @@ inline course::StepInfo info() {
   step.description =
       "The lesson's in-place tile pairs (32x32 and 64x64) beside the variants tried on them:\n"
       "other thread counts per tile (bytes in flight against row-piece width), warps shifted\n"
-      "onto sectors, and 2x2 pairs per block. A rectangle (--rows != --cols) runs the lesson's\n"
+      "onto sectors, 2x2 pairs per block, and loads through registers instead of cp.async.\n"
+      "A rectangle (--rows != --cols) runs the lesson's\n"
       "in-place passes beside the same passes with their column reflections done without\n"
       "shared memory.";
   step.types = {course::ElemType::f32};
@@ -65,17 +68,30 @@ course::Variant pairs(const std::string& what) {
   return v;
 }
 
+/// The lesson's 64 x 64 pairs with their loads staged in registers (register_pairs.cuh).
+inline course::Variant through_registers() {
+  course::Variant v{"tile pairs 64x64, through registers", "64x8", "64x64",
+                    [](const course::Problem& p, const void*, void* out, cudaStream_t s) {
+                      return transpose_inplace_registers<float, 64, 8>(static_cast<float*>(out),
+                                                                       p.rows, p.cols, p.batch, s);
+                    }};
+  v.in_place = true;
+  return v;
+}
+
 }  // namespace detail
 
 /// Every kernel of the lab, the controls first.
 inline std::vector<course::Variant> variants() {
   using detail::pairs;
+  using detail::through_registers;
   return {pairs<32, 8, false, 1, true>("32x8 threads"),
           pairs<64, 8, false, 1, true>("64x8 threads"),
           pairs<32, 4, false, 1, true>("32x4 threads"),
           pairs<64, 16, false, 1, true>("64x16 threads"),
           pairs<64, 8, true, 1>("warps on sectors"),
-          pairs<64, 8, false, 2>("2x2 pairs per block")};
+          pairs<64, 8, false, 2>("2x2 pairs per block"),
+          through_registers()};
 }
 
 /// The rectangle's variants, the lesson's passes first (control); each has its own plan.

@@ -1,8 +1,9 @@
 // Step 09 lab: the in-place rectangle with its column reflections done without shared memory.
 // What changed from the lesson's passes (../inplace_rect.cuh): one thread per element swaps it
 // with its partner directly. The element's own row piece is read and written whole by a warp,
-// but the partners of a warp's 32 columns lie on 32 different rows (an anti-diagonal in pass 3),
-// so that side costs a 32-byte sector per 4-byte element unless L2 merges the neighbours.
+// but the partners of a warp's 32 columns lie on 32 different rows (an anti-diagonal in the
+// column reflection), so that side costs a 32-byte sector per 4-byte element unless L2 merges
+// the neighbours.
 //
 //   make step09-lab && ./step09-lab --rows 8191 --cols 4097 --only "reflections in place"
 #pragma once
@@ -16,6 +17,11 @@ namespace step09_lab {
 
 using step09::i64;
 
+/// The partner of row i in a column reflected about row `center`.
+__host__ __device__ inline i64 reflect(i64 center, i64 i, i64 m) {
+  return step09::wrap(center - i, m);
+}
+
 /// Column j reflected about row floor(j / per), each pair swapped by the thread of its upper
 /// element: rows of the grid's y dimension loop down the matrix (at most 65535 blocks there).
 template <typename T>
@@ -25,7 +31,7 @@ __global__ void reflect_columns_direct(T* a, i64 m, i64 n, i64 per) {
   const i64 center = (j / per) % m;
   for (i64 i = static_cast<i64>(blockIdx.y) * blockDim.y + threadIdx.y; i < m;
        i += static_cast<i64>(gridDim.y) * blockDim.y) {
-    const i64 p = step09::reflect(center, i, m);
+    const i64 p = reflect(center, i, m);
     if (i < p) {
       const T v = a[i * n + j];
       a[i * n + j] = a[p * n + j];
@@ -34,15 +40,15 @@ __global__ void reflect_columns_direct(T* a, i64 m, i64 n, i64 per) {
   }
 }
 
-/// The lesson's launcher with reflect_columns_direct in passes 1 and 3; the same plan.
+/// The lesson's launcher with reflect_columns_direct for both reflections; the same plan.
 template <typename T>
 cudaError_t transpose_rect_direct(T* a, i64 rows, i64 cols, step09::RectPlan& plan,
                                   cudaStream_t stream = nullptr) {
   if (rows < 1 || cols < 1) return cudaErrorInvalidValue;
   if (rows == 1 || cols == 1) return cudaSuccess;
   if (std::max(rows, cols) > INT_MAX) return cudaErrorInvalidValue;
-  // Passes 2 and 4 exactly as the lesson's launcher runs them (repeated here: the lesson's
-  // launcher has no switch for a variant it does not teach).
+  // The row shuffle and the row swaps exactly as the lesson's launcher runs them (repeated
+  // here: the lesson's launcher has no switch for a variant it does not teach).
   const step09::RectShape s = step09::rect_shape(rows, cols);
   const bool mirror = s.c > 1;
   const std::size_t row_bytes = (mirror ? 2 : 1) * cols * sizeof(T);
@@ -51,12 +57,10 @@ cudaError_t transpose_rect_direct(T* a, i64 rows, i64 cols, step09::RectPlan& pl
   CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const bool in_shared = row_bytes <= static_cast<std::size_t>(limit);
   if (plan.m != rows || plan.n != cols || plan.elem != sizeof(T)) {
-    const auto swaps = step09::row_swaps(s);
+    const std::vector<int> partners = step09::row_swaps(s);
     plan.partners = course::DeviceBuffer(2 * rows * sizeof(int));
-    CUDA_CHECK(cudaMemcpy(plan.partners.as<int>(), swaps.first.data(), rows * sizeof(int),
+    CUDA_CHECK(cudaMemcpy(plan.partners.as<int>(), partners.data(), 2 * rows * sizeof(int),
                           cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(plan.partners.as<int>() + rows, swaps.second.data(),
-                          rows * sizeof(int), cudaMemcpyHostToDevice));
     plan.rows = in_shared ? course::DeviceBuffer()
                           : course::DeviceBuffer(step09::kScratchBlocks * 2 * cols * sizeof(T));
     plan.m = rows, plan.n = cols, plan.elem = sizeof(T);

@@ -112,6 +112,8 @@ TEST(CpuStep09LabLaunchers, RefuseWhatTheyCannotDo) {
             cudaErrorInvalidValue);
   EXPECT_EQ((transpose_inplace_lab<float, 64, 8, false, 2>(none, 1, 1, 1LL << 31)),
             cudaErrorInvalidValue);
+  EXPECT_EQ((step09_lab::transpose_inplace_registers<float, 64, 8>(none, 1, 1, 1LL << 31)),
+            cudaErrorInvalidValue);
   // Groups of 2 x 2 tiles of 64: 65535 groups per side is the most a grid holds.
   EXPECT_EQ((transpose_inplace_lab<float, 64, 8, false, 2>(none, 65536LL * 128 + 1,
                                                            65536LL * 128 + 1, 1)),
@@ -127,7 +129,7 @@ TEST(CpuStep09LabLaunchers, RefuseWhatTheyCannotDo) {
 // the notebook's markers pick exactly one kernel by its name.
 TEST(CpuStep09LabVariants, InPlaceAndNamedApart) {
   std::vector<Variant> list = step09_lab::variants();
-  ASSERT_EQ(list.size(), 6u);
+  ASSERT_EQ(list.size(), 7u);
   for (const Variant& v : step09_lab::rect_variants()) list.push_back(v);
   for (const Variant& v : list) {
     EXPECT_TRUE(v.in_place) << v.name;
@@ -148,7 +150,7 @@ TEST(CpuStep09LabOptions, CommandLineContract) {
   EXPECT_THROW(from_args({"--rows", "64", "--cols", "64", "--batch", "2"}), UsageError);
   EXPECT_THROW(from_args({"--type", "f64"}), UsageError);
   EXPECT_THROW(from_args({"--mode", "inplace"}), UsageError);
-  EXPECT_EQ(from_args({"--rows", "8191", "--cols", "8191"}).size(), 6u);
+  EXPECT_EQ(from_args({"--rows", "8191", "--cols", "8191"}).size(), 7u);
   try {
     from_args({"--rows", "4", "--cols", "3000000000"});
     FAIL() << "a side past 2^31 was accepted";
