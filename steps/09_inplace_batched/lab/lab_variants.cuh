@@ -8,9 +8,11 @@
 //   tile pairs 64x64, warps on sectors   misaligned rows (sector_pairs.cuh)
 //   tile pairs 64x64, 2x2 pairs per block
 //   tile pairs 64x64, through registers  loads in registers, not cp.async (register_pairs.cuh)
-// A rectangle (--rows != --cols) gets the rectangle's two variants instead, the lesson's first:
+// A rectangle (--rows != --cols) gets the rectangle's variants instead, the lesson's first, in
+// float32 or float64:
 //   rectangle, reflections in shared memory   the lesson's passes (../inplace_rect.cuh)
 //   rectangle, reflections in place            pair swaps without shared memory (rect_direct.cuh)
+//   rectangle, three passes                    c x c blocks, or gcd 1 (three_pass.cuh)
 // No name is part of another, so that --only and a lesson's marker pick exactly one.
 #pragma once
 
@@ -24,6 +26,7 @@
 #include "rect_direct.cuh"
 #include "register_pairs.cuh"
 #include "sector_pairs.cuh"
+#include "three_pass.cuh"
 #include "variants.cuh"
 
 namespace step09_lab {
@@ -39,8 +42,8 @@ inline course::StepInfo info() {
       "onto sectors, 2x2 pairs per block, and loads through registers instead of cp.async.\n"
       "A rectangle (--rows != --cols) runs the lesson's\n"
       "in-place passes beside the same passes with their column reflections done without\n"
-      "shared memory.";
-  step.types = {course::ElemType::f32};
+      "shared memory, and the three-pass rectangle (float64 too).";
+  step.types = {course::ElemType::f32, course::ElemType::f64};
   step.cublas_reference = true;
   return step;
 }
@@ -95,29 +98,43 @@ inline std::vector<course::Variant> variants() {
 }
 
 /// The rectangle's variants, the lesson's passes first (control); each has its own plan.
-inline std::vector<course::Variant> rect_variants() {
-  auto lesson = step09::rect_variants(course::ElemType::f32, std::make_shared<step09::RectPlan>());
+/// @p three, when given, receives the three-pass kernel's plan (main prints its scratch).
+inline std::vector<course::Variant> rect_variants(
+    course::ElemType type = course::ElemType::f32,
+    std::shared_ptr<ThreePassPlan>* three = nullptr) {
+  auto lesson = step09::rect_variants(type, std::make_shared<step09::RectPlan>());
   lesson[0].name = "rectangle, reflections in shared memory";
   auto plan = std::make_shared<step09::RectPlan>();
-  course::Variant direct{"rectangle, reflections in place", "32x8", "-",
-                         [plan](const course::Problem& p, const void*, void* out, cudaStream_t s) {
-                           return transpose_rect_direct<float>(static_cast<float*>(out), p.rows,
-                                                               p.cols, *plan, s);
-                         }};
+  const bool f64 = type == course::ElemType::f64;
+  course::Variant direct{
+      "rectangle, reflections in place", "32x8", "-",
+      [plan, f64](const course::Problem& p, const void*, void* out, cudaStream_t s) {
+        return f64 ? transpose_rect_direct<double>(static_cast<double*>(out), p.rows, p.cols,
+                                                   *plan, s)
+                   : transpose_rect_direct<float>(static_cast<float*>(out), p.rows, p.cols,
+                                                  *plan, s);
+      }};
   direct.in_place = true;
-  return {lesson[0], direct};
+  auto three_plan = std::make_shared<ThreePassPlan>();
+  if (three) *three = three_plan;
+  return {lesson[0], direct, three_pass_variant(type, three_plan)};
 }
 
 /// The kernels for a parsed command line: the tile pairs for a square, the rectangle's passes
 /// otherwise (sides below 2^31, refused here with the reason before anything touches the device).
-inline std::vector<course::Variant> from_options(const course::Options& opt) {
+inline std::vector<course::Variant> from_options(const course::Options& opt,
+                                                 std::shared_ptr<ThreePassPlan>* three = nullptr) {
   const course::Problem& p = opt.problem;
+  if (p.rows == p.cols && p.type != course::ElemType::f32) {
+    throw course::UsageError("--type: the lab's tile pairs are float32 only; a rectangle "
+                             "(--rows != --cols) runs in float64 too");
+  }
   if (p.rows == p.cols) return variants();
   if (std::min(p.rows, p.cols) > 1 && std::max(p.rows, p.cols) >= (std::int64_t{1} << 31)) {
     throw course::UsageError("--rows x --cols: an in-place rectangle needs sides below 2^31, got " +
                              std::to_string(p.rows) + " x " + std::to_string(p.cols));
   }
-  return rect_variants();
+  return rect_variants(p.type, three);
 }
 
 }  // namespace step09_lab

@@ -1,9 +1,21 @@
 // Step 09's lab: the in-place variants tried and not taught, beside the lesson's kernels.
 //   ./step09-lab --rows 8191 --cols 8191
 //   ./step09-lab --rows 16384 --cols 16384 --only "32x4 threads"
+#include <iostream>
+#include <memory>
+
 #include "harness.cuh"
 #include "lab_variants.cuh"
 
 int main(int argc, char** argv) {
-  return course::run_step(argc, argv, step09_lab::info(), step09_lab::from_options);
+  std::shared_ptr<step09_lab::ThreePassPlan> plan;  // set when a rectangle runs
+  course::Problem problem;
+  const int code = course::run_step(argc, argv, step09_lab::info(), [&](const course::Options& o) {
+    problem = o.problem;
+    return step09_lab::from_options(o, &plan);
+  });
+  if (code == 0 && plan && plan->m != 0) {
+    std::cout << step09_lab::three_pass_note(*plan, problem) << "\n";
+  }
+  return code;
 }
