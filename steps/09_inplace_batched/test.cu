@@ -14,10 +14,14 @@
 #include <vector>
 
 #include "options.hpp"
+#include "test_rect_reference.hpp"
 #include "testing.cuh"
 #include "variants.cuh"
 
 namespace {
+
+using step09_test::reflect;
+using step09_test::shuffle_source;
 
 using course::ElemType;
 using course::Problem;
@@ -247,23 +251,6 @@ TEST(CpuStep09TilePairs, ExactUpToTheGridLimit) {
   const step09::TilePair last = step09::upper_pair(0x7FFFFFFE);
   EXPECT_EQ(step09::triangle(last.j) + last.i, 0x7FFFFFFEULL);
   EXPECT_LE(last.i, last.j);
-}
-
-// The rectangle's moves written out, as RECTANGLES.md states them. Reflection about row
-// `center`: row i swaps with row (center - i) mod m.
-std::int64_t reflect(std::int64_t center, std::int64_t i, std::int64_t m) {
-  return step09::wrap(center - i, m);
-}
-
-// The row shuffle's source column of element j of row i, in closed form: with f = j + i (n - 1),
-// plus m where i - (j mod c) > m - c, it is ((k floor(f / c)) mod b) + (f mod c) b; since c
-// divides n and m, floor(f / c) = i b + floor((j - i) / c) (+ a), and k a = 1 (mod b). The
-// kernel's ShuffleWalk must agree with it everywhere.
-std::int64_t shuffle_source(const step09::RectShape& s, std::int64_t i, std::int64_t j) {
-  const std::int64_t u = j - i;
-  const std::int64_t q = (u >= 0 ? u : u - s.c + 1) / s.c;  // floor(u / c)
-  const std::int64_t e = i - j % s.c > s.m - s.c ? 1 : 0;
-  return (e + s.k * step09::wrap(q, s.b)) % s.b + (u - q * s.c) * s.b;
 }
 
 // The rectangle's passes, applied on the host with the kernels' own index functions, in the

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "test_rect_reference.hpp"
 #include "testing.cuh"
 #include "three_pass.cuh"
 
@@ -209,7 +210,7 @@ void shuffle_on_host(Matrix& a, const step09::RectShape& s, unsigned B, unsigned
       for (unsigned t = 0; t < B; ++t) {
         unsigned from = step09_lab::sub_mod(mul_mod(k, t, n), ki, n);
         for (unsigned j = t; j < n; j += B, from = add_mod(from, k_block, n)) {
-          ASSERT_EQ(from, step09::shuffle_source(s, i, j)) << s.m << " x " << s.n;
+          ASSERT_EQ(from, step09_test::shuffle_source(s, i, j)) << s.m << " x " << s.n;
           a[i * static_cast<i64>(n) + j] = old_row[from];
         }
       }
@@ -250,7 +251,7 @@ void reflect_on_host(Matrix& a, i64 m64, i64 n64, int H) {
           for (int q = ty; q < H + 31; q += 8, row = next_row(row, 8, m)) {
             const int r = H - 1 + t - q;
             if (!mine(r)) continue;
-            ASSERT_EQ(row, step09::reflect(jm, i0 + r, m)) << m << " x " << n << " H " << H;
+            ASSERT_EQ(row, step09_test::reflect(jm, i0 + r, m)) << m << " x " << n << " H " << H;
             i64& at = a[row * n64 + j];
             if (pass == 0) {
               band[q * 32 + t] = at;
@@ -290,7 +291,7 @@ TEST(CpuStep09LabThreePass, BlocksRouteTransposesEveryShapeUpTo40) {
 TEST(CpuStep09LabThreePass, Gcd1RouteTransposesEveryShapeUpTo40) {
   for (i64 m = 2; m <= 40; ++m)
     for (i64 n = 2; n <= 40; ++n) {
-      if (step09::gcd64(m, n) != 1) continue;
+      if (std::gcd(m, n) != 1) continue;
       for (unsigned B : {1u, 3u, 32u})
         for (unsigned G : {1u, 5u})
           for (int H : {step09_lab::kReflectRows, 4, 8}) {
@@ -356,7 +357,7 @@ TEST(CpuStep09LabThreePass, Gcd1SampledOutputsPast2To31Elements) {
                                                     static_cast<unsigned>(m));
         i = (base + H - 1 + (j - j0) - (i - i0)) % m;
       } else {
-        i = step09::reflect(jm, i, m);
+        i = step09_test::reflect(jm, i, m);
       }
       const unsigned k32 = static_cast<unsigned>(s.k), n32 = static_cast<unsigned>(n);
       const i64 col = step09_lab::sub_mod(mul_mod(k32, static_cast<unsigned>(j), n32),
@@ -385,7 +386,7 @@ TEST(CpuStep09LabThreePass, ChoosesTheRouteByGcdAndSharedMemory) {
   // Every awkward shape is covered by one of the routes.
   for (const Shape& s : course::awkward_shapes()) {
     const Route r = choose_route(s.rows, s.cols, 4, lim);
-    const i64 c = step09::gcd64(s.rows, s.cols);
+    const i64 c = std::gcd(s.rows, s.cols);
     if (r == Route::blocks) EXPECT_TRUE(c >= 32 || s.rows == s.cols) << s.rows << "x" << s.cols;
     if (r == Route::gcd1) EXPECT_EQ(c, 1) << s.rows << "x" << s.cols;
   }

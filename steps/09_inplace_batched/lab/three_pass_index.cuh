@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <vector>
 
 #include "rect_index.cuh"
@@ -36,7 +37,7 @@ constexpr int kReflectRows = 64;
 /// bytes of shared memory. Pure, so that the CPU tests can check it.
 inline Route choose_route(i64 m, i64 n, std::size_t elem, std::size_t smem_limit) {
   if (m == 1 || n == 1) return Route::none;
-  const i64 c = step09::gcd64(m, n), a = m / c, b = n / c;
+  const i64 c = std::gcd(m, n), a = m / c, b = n / c;
   // Tile pairs of 64 (f32) or 32 (f64) per block, a x b blocks: the grid must hold them.
   const i64 tile = elem == 4 ? 64 : 32, tiles = (c + tile - 1) / tile;
   const bool grid_ok = a * b <= 0x7FFFFFFF / (tiles * (tiles + 1) / 2);
