@@ -13,11 +13,9 @@
 
 namespace step08 {
 
-constexpr int kThreads = 256;  // threads per block: 8 warps
-// Blocks that run at the same time, about: 8 blocks of 256 threads on each of 132 SMs (H100).
-constexpr std::int64_t kBlocksInFlight = 1024;
-// The blocks in flight should read each input row in pieces of at least this many bytes.
-constexpr std::int64_t kReadPiece = 1024;
+constexpr int kThreads = 256;                   // threads per block: 8 warps
+constexpr std::int64_t kBlocksInFlight = 1024;  // about: 8 blocks on each of 132 SMs (H100)
+constexpr std::int64_t kReadPiece = 1024;       // bytes of an input row the blocks in flight read
 
 /// Every row (@p len elements of @p size bytes, from address @p p) starts on @p align bytes.
 inline bool rows_start_on(int align, std::size_t size, std::int64_t len, std::uintptr_t p) {
@@ -32,8 +30,7 @@ template <> struct Element<4> { using type = std::uint32_t; };
 template <> struct Element<8> { using type = uint2; };
 template <> struct Element<16> { using type = uint4; };
 
-/// A tile's rows x cols, in elements.
-struct TileSize { int rows, cols; };
+struct TileSize { int rows, cols; };  // a tile's rows x cols, in elements
 
 /// Blocks for @p tile over rows x cols, one per tile, or -1 past CUDA's 2^31 - 1 blocks in x.
 inline std::int64_t blocks_for(std::int64_t rows, std::int64_t cols, TileSize tile) {

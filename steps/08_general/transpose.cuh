@@ -1,7 +1,7 @@
-// Step 08, part 3 - the launcher: one call for any element type and any shape. It picks among
-// the step's kernels by the element size and by where rows start (plan_transpose: host code the
-// CPU tests check rule by rule), then launches the one picked. Step 07's launcher took floats
-// on rows that start on 16 bytes, and refused the rest.
+// Step 08, part 4 - the launcher: one call for any element type and any shape. plan_transpose
+// picks a kernel of parts 1-3 by the element size and where rows start (host code that the CPU
+// tests check rule by rule); transpose_elements launches it. Step 07's launcher took floats on
+// rows that start on 16 bytes only.
 //   make step08 && ./step08 --type i8 --rows 4095 --cols 4097    (the `auto` row names the path)
 #pragma once
 
@@ -10,8 +10,7 @@
 #include <limits>
 
 #include "transpose_scalar.cuh"
-#include "transpose_shift.cuh"
-#include "transpose_vec.cuh"
+#include "transpose_shift.cuh"  // and transpose_vec.cuh
 
 namespace step08 {
 
@@ -26,12 +25,9 @@ struct Plan {
 /// bytes that fits 64 bits, and pointers aligned to the element size.
 inline bool valid_problem(std::size_t size, std::int64_t rows, std::int64_t cols,
                           std::uintptr_t in, std::uintptr_t out) {
-  if (size != 1 && size != 2 && size != 4 && size != 8 && size != 16) return false;
-  if (rows < 1 || cols < 1) return false;
-  if (rows > std::numeric_limits<std::int64_t>::max() / cols / static_cast<std::int64_t>(size)) {
-    return false;
-  }
-  return in % size == 0 && out % size == 0;
+  const auto s = static_cast<std::int64_t>(size);
+  if ((s != 1 && s != 2 && s != 4 && s != 8 && s != 16) || rows < 1 || cols < 1) return false;
+  return rows <= std::numeric_limits<std::int64_t>::max() / cols / s && in % s == 0 && out % s == 0;
 }
 
 /// The kernel for rows x cols elements of @p size bytes at device addresses @p in, @p out;

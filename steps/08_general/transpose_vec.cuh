@@ -1,36 +1,24 @@
-// Step 08, part 2 - narrow elements: the 16-byte vector kernel, for 1-, 2- and 16-byte elements
-// on rows that start on 16 bytes. Since step 07 (float4s of a 64 x 64 float tile): any element
-// size S, every global access still one 16-byte vector, narrow elements packed into 4-byte
-// units in registers (pack.cuh); the tile sized in bytes, 128 or 256 bytes a side, in one XOR
-// swizzle for every size; whole tiles without a single bounds test.
+// Step 08, part 2 - 16-byte vectors for 1-, 2- and 16-byte elements on rows that start on 16
+// bytes. Since step 07's float4 kernel: any element size, narrow ones packed in registers
+// (pack.cuh), the tile sized in bytes, one XOR swizzle for every size.
 //   make step08 && ./step08 --type f16 --rows 16384 --cols 16384
 #pragma once
 
-#include "pack.cuh"
-#include "tile_grid.cuh"
+#include "pack.cuh"  // and tile_grid.cuh
 
 namespace step08 {
 
-/// The tile per element size: 256 bytes a side (128 for int8), 4 to 32 KB (the lab times others).
+/// The tile per element size: 256 bytes a side (128 for int8); the lab times other shapes.
 constexpr TileSize vector_tile(std::size_t elem_size) {
-  switch (elem_size) {
-    case 1: return {128, 128};
-    case 2: return {128, 128};
-    case 4: return {64, 64};  // step 07's tile
-    case 8: return {32, 32};
-    default: return {16, 16};
-  }
+  return elem_size <= 2 ? TileSize{128, 128} : TileSize{int(256 / elem_size), int(256 / elem_size)};
 }
 
-/// The TR x TC tile of S-byte elements in shared memory, already transposed: TC rows, one per
-/// output row, each TR * S bytes of units (unit u of row c: input rows k*u .. k*u + k - 1 of
-/// column c), read back in 16-byte chunks. Chunk q of row c is stored at chunk q ^ swizzle(c):
-/// the 8 column vectors a warp writes at once have 8 swizzles, so both the unit writes and the
-/// chunk reads are free of bank conflicts. Unsigned, so / and % by powers of two are shifts.
+/// The tile in shared memory, transposed: TC rows (output rows) of TR * S bytes, stored in units
+/// (unit u of row c: input rows k*u .. k*u + k - 1, column c), read in 16-byte chunks; chunk q of
+/// row c sits at chunk q ^ swizzle(c), which leaves both sides free of bank conflicts.
 template <int S, int TR, int TC>
 struct TileShape {
-  static constexpr int kElem = S, kRows = TR, kCols = TC;
-  static constexpr int kPack = Pack<S>::kRows;       // k: input rows packed together
+  static constexpr int kElem = S, kRows = TR, kCols = TC, kPack = Pack<S>::kRows;  // k
   static constexpr int kVec = 16 / S;                // elements per 16-byte vector
   static constexpr int kUnit = S < 4 ? 4 : S;        // bytes per shared-memory unit
   static constexpr int kUnitRows = TR / kPack;       // units in one output row of the tile
@@ -40,14 +28,11 @@ struct TileShape {
   static constexpr int kBytes = TR * TC * S;
   static constexpr int kLoadPasses = kUnitRows * kInVecs / kThreads;
   static constexpr int kStorePasses = TC * kOutChunks / kThreads;
-  static_assert(TC * S % 128 == 0 && TR * S % 128 == 0, "whole 128-byte lines: 8 chunks a row");
-  static_assert(kUnitRows % 4 == 0 && kUnitRows * kInVecs % kThreads == 0 &&
-                TC * kOutChunks % kThreads == 0, "4 unit rows a warp, whole passes");
-  static_assert(kBytes <= 48 * 1024, "static shared memory");
-
+  static_assert(TC * S % 128 == 0 && TR * S % 128 == 0 && kUnitRows % 4 == 0 && kBytes <= 49152 &&
+                kLoadPasses * kThreads == kUnitRows * kInVecs &&
+                kStorePasses * kThreads == TC * kOutChunks, "whole lines, whole passes, 48 KB");
   __host__ __device__ static constexpr unsigned swizzle(unsigned c) { return (c / kVec) % 8; }
-  /// Byte offset of unit u of row c. The kVec columns of one input vector share a swizzle:
-  /// unit_offset(vec * kVec + e, u) = unit_offset(vec * kVec, u) + e * kRowBytes.
+  /// Byte offset of unit u of row c (the kVec columns of one input vector share a swizzle).
   __host__ __device__ static constexpr unsigned unit_offset(unsigned c, unsigned u) {
     const unsigned byte = u * kUnit;
     return c * kRowBytes + ((byte / 16) ^ swizzle(c)) * 16 + byte % 16;
@@ -58,14 +43,11 @@ struct TileShape {
   }
 };
 
-/// Where a block's tile starts in the input: row r0, column c0.
-struct Corner { std::int64_t r0, c0; };
+struct Corner { std::int64_t r0, c0; };  // where a block's tile starts in the input
 
-/// The vector (along the row) and the row a thread takes. A warp covers 8 consecutive vectors
-/// (a 128-byte line) of 4 consecutive rows: whole lines, and each unit written in its own bank.
+/// Thread t's vector and row in pass p, rows of vecs_per_row vectors: a warp takes 8 vectors (a
+/// 128-byte line) of 4 rows, so each unit it stores lands in its own bank.
 struct Slot { int vec, row; };
-
-/// The slot of thread @p t in pass @p p, for rows of @p vecs_per_row vectors (a multiple of 8).
 __host__ __device__ constexpr Slot load_slot(unsigned vecs_per_row, unsigned t, unsigned p) {
   const unsigned lane = t % 32, task = t / 32 + (kThreads / 32) * p;
   const unsigned groups = vecs_per_row / 8;
@@ -73,9 +55,8 @@ __host__ __device__ constexpr Slot load_slot(unsigned vecs_per_row, unsigned t, 
           static_cast<int>(lane / 8 + 4 * (task / groups))};
 }
 
-// Global rows -> shared memory: k vectors per pass (the same 16 bytes of k rows), every pass's
-// loads first so that all are in flight, then pack and store the units. Full: the tile is inside
-// the matrix. Otherwise a vector is wholly inside or outside (rows on 16 bytes): one test each.
+// Global -> shared: k vectors a pass (16 bytes of k rows), every load first, then pack and store.
+// In an edge tile (not Full) a vector is wholly inside or outside: one test per vector.
 template <class L, bool Full>
 __host__ __device__ void load_aligned(unsigned t, const std::uint8_t* __restrict__ in,
                                       std::int64_t rows, std::int64_t cols, Corner at,
@@ -91,9 +72,8 @@ __host__ __device__ void load_aligned(unsigned t, const std::uint8_t* __restrict
     ok[p] = Full || (r < rows && c < cols);
     const std::uint8_t* src = in + r * pitch + c * S;
 #pragma unroll
-    for (int i = 0; i < k; ++i) {
+    for (int i = 0; i < k; ++i)
       if (ok[p]) v[p][i] = load16(src + i * pitch);
-    }
   }
 #pragma unroll
   for (int p = 0; p < P; ++p) {
@@ -107,8 +87,7 @@ __host__ __device__ void load_aligned(unsigned t, const std::uint8_t* __restrict
   }
 }
 
-// Shared memory -> global rows: 16-byte chunks of the transposed rows, 8 consecutive chunks (a
-// 128-byte line) per quarter warp.
+// Shared -> global: 16-byte chunks of the output rows, a 128-byte line per quarter warp.
 template <class L, bool Full>
 __host__ __device__ void store_aligned(unsigned t, std::uint8_t* __restrict__ out,
                                        std::int64_t rows, std::int64_t cols, Corner at,
@@ -116,8 +95,7 @@ __host__ __device__ void store_aligned(unsigned t, std::uint8_t* __restrict__ ou
   constexpr int S = L::kElem, V = L::kVec, Q = L::kOutChunks;
 #pragma unroll
   for (int p = 0; p < L::kStorePasses; ++p) {
-    const unsigned f = t + kThreads * p;
-    const unsigned c = f / Q, q = f % Q;
+    const unsigned f = t + kThreads * p, c = f / Q, q = f % Q;
     const std::int64_t oc = at.c0 + c, orow = at.r0 + q * V;  // output row, first output column
     if (Full || (oc < cols && orow < rows)) {
       store16(out + (oc * rows + orow) * S, load16(tile + L::chunk_offset(c, q)));
@@ -125,10 +103,8 @@ __host__ __device__ void store_aligned(unsigned t, std::uint8_t* __restrict__ ou
   }
 }
 
-/// Thread t's share of the tile at @p at: load (global -> shared), then, after a barrier, store.
-/// Whole tiles take the unchecked code; the branch is the same for the whole block.
 template <int S, int TR, int TC>
-struct VecTile {
+struct VecTile {  // thread t's share of the tile at `at`; full tiles (the whole block) unchecked
   using L = TileShape<S, TR, TC>;
   __host__ __device__ static bool full(std::int64_t rows, std::int64_t cols, Corner at) {
     return at.r0 + TR <= rows && at.c0 + TC <= cols;
@@ -161,8 +137,8 @@ __global__ void __launch_bounds__(kThreads)
   Tile::store(threadIdx.x, out, rows, cols, at, tile);
 }
 
-/// Transposes rows x cols S-byte elements in TR x TC tiles. Every row, on both sides, must start
-/// on 16 bytes (the caller checks); cudaErrorInvalidValue, and no launch, past 2^31 - 1 tiles.
+/// Transposes rows x cols S-byte elements whose rows all start on 16 bytes (the caller checks);
+/// cudaErrorInvalidValue, and no launch, past 2^31 - 1 tiles.
 template <int S, int TR = vector_tile(S).rows, int TC = vector_tile(S).cols>
 cudaError_t launch_vec(const void* in, void* out, std::int64_t rows, std::int64_t cols,
                        cudaStream_t stream) {
