@@ -15,7 +15,7 @@ namespace step08 {
 
 constexpr int kThreads = 256;                   // threads per block: 8 warps
 constexpr std::int64_t kBlocksInFlight = 1024;  // about: 8 blocks on each of 132 SMs (H100)
-constexpr std::int64_t kReadPiece = 1024;       // bytes of an input row the blocks in flight read
+constexpr std::int64_t kReadPiece = 1024;       // bytes of each input row read together, at least
 
 /// Every row (@p len elements of @p size bytes, from address @p p) starts on @p align bytes.
 inline bool rows_start_on(int align, std::size_t size, std::int64_t len, std::uintptr_t p) {

@@ -14,6 +14,17 @@
 
 namespace step08 {
 
+/// Each kernel's tile per element size (the lab times other shapes): 256 bytes a side where the
+/// shared memory allows, 128 bytes for bytes in vectors; the scalar tile square, the shifted one
+/// 32 KB (for halves it runs in the table only).
+constexpr int scalar_tile(std::size_t size) { return size <= 2 ? 128 : size <= 8 ? 64 : 32; }
+constexpr TileSize vector_tile(std::size_t size) {
+  return size <= 2 ? TileSize{128, 128} : TileSize{int(256 / size), int(256 / size)};
+}
+constexpr TileSize shift_tile(std::size_t size) {
+  return size == 1 ? TileSize{256, 128} : TileSize{128, 128};
+}
+
 enum class Path { copy, vector, shifted, scalar };
 
 struct Plan {
@@ -63,11 +74,17 @@ cudaError_t transpose_elements(const void* in, void* out, std::int64_t rows, std
     case Path::copy:
       return cudaMemcpyAsync(out, in, static_cast<std::size_t>(rows * cols) * S,
                              cudaMemcpyDeviceToDevice, stream);
-    case Path::vector: return launch_vec<S>(in, out, rows, cols, stream);
+    case Path::vector: {
+      constexpr TileSize t = vector_tile(S);
+      return launch_vec<S, t.rows, t.cols>(in, out, rows, cols, stream);
+    }
     case Path::shifted:
-      if constexpr (S == 1) return launch_shift<S>(in, out, rows, cols, p.cut, stream);
-      return cudaErrorInvalidValue;  // the plan takes them for bytes only
-    case Path::scalar: return launch_scalar<S>(in, out, rows, cols, p.cut, stream);
+      if constexpr (S == 1) {  // the plan takes them for bytes only
+        constexpr TileSize t = shift_tile(S);
+        return launch_shift<S, t.rows, t.cols>(in, out, rows, cols, p.cut, stream);
+      }
+      return cudaErrorInvalidValue;
+    case Path::scalar: return launch_scalar<S, scalar_tile(S)>(in, out, rows, cols, p.cut, stream);
   }
   return cudaErrorInvalidValue;
 }

@@ -12,11 +12,6 @@
 
 namespace step08 {
 
-/// The square tile for S-byte elements (the lab times 32 x 32 for 4 and 8 bytes).
-constexpr int scalar_tile(std::size_t elem_size) {
-  return elem_size <= 2 ? 128 : elem_size <= 8 ? 64 : 32;
-}
-
 /// Element (r, c) of a rows x cols matrix exists.
 __host__ __device__ inline bool inside(std::int64_t rows, std::int64_t cols, std::int64_t r,
                                        std::int64_t c) {
@@ -152,7 +147,7 @@ __global__ void __launch_bounds__(kThreads)
 
 /// Transposes rows x cols S-byte elements in T x T tiles, output rows @p cut on their sectors
 /// or not. cudaErrorInvalidValue, and no launch, past 2^31 - 1 tiles.
-template <int S, int T = scalar_tile(S)>
+template <int S, int T>
 cudaError_t launch_scalar(const void* in, void* out, std::int64_t rows, std::int64_t cols,
                           bool cut, cudaStream_t stream) {
   if (blocks_for(rows, cols, {T, T}) < 0) return cudaErrorInvalidValue;

@@ -14,11 +14,6 @@
 
 namespace step08 {
 
-/// The tile, 32 KB: 256 x 128 bytes, 128 x 128 halves (halves: the table's row only).
-constexpr TileSize shift_tile(std::size_t elem_size) {
-  return elem_size == 1 ? TileSize{256, 128} : TileSize{128, 128};
-}
-
 /// A TR x TC tile of S = 1 or 2-byte elements on rows that start anywhere. The array holds
 /// input rows top.r0 .. top.r0 + TR - 1 (the first `lead` of them above the tile's own rows).
 template <int S, int TR, int TC>
@@ -100,8 +95,8 @@ struct ShiftTile {
     unsigned smem;
   };
 
-  // Output row o = c0 + c is cut at sectors: the tile writes its elements [s0 - d, s0 + stride
-  // - d), d = (phase + o * rows) mod kSector, and the last tile row also the rest of the row.
+  // Output row o = c0 + c is cut at sectors: the tile writes its elements [s0 - d, s0 + TR -
+  // lead - d), d = (phase + o * rows) mod kSector, and the last tile row the rest of the row.
   __host__ __device__ static Piece piece(unsigned t, int p, std::int64_t rows, std::int64_t cols,
                                          Corner top, int lead, int phase, bool last) {
     const unsigned f = t + kThreads * p;
@@ -161,7 +156,7 @@ __global__ void __launch_bounds__(kThreads)
 
 /// Transposes rows x cols S-byte elements (1 or 2) on any rows in TR x TC tiles, output rows
 /// @p cut on their sectors or not. cudaErrorInvalidValue, and no launch, past 2^31 - 1 tiles.
-template <int S, int TR = shift_tile(S).rows, int TC = shift_tile(S).cols>
+template <int S, int TR, int TC>
 cudaError_t launch_shift(const void* in, void* out, std::int64_t rows, std::int64_t cols,
                          bool cut, cudaStream_t stream) {
   using Tile = ShiftTile<S, TR, TC>;

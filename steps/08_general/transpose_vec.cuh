@@ -8,11 +8,6 @@
 
 namespace step08 {
 
-/// The tile per element size: 256 bytes a side (128 for int8); the lab times other shapes.
-constexpr TileSize vector_tile(std::size_t elem_size) {
-  return elem_size <= 2 ? TileSize{128, 128} : TileSize{int(256 / elem_size), int(256 / elem_size)};
-}
-
 /// The tile in shared memory, transposed: TC rows (output rows) of TR * S bytes, stored in units
 /// (unit u of row c: input rows k*u .. k*u + k - 1, column c), read in 16-byte chunks; chunk q of
 /// row c sits at chunk q ^ swizzle(c), which leaves both sides free of bank conflicts.
@@ -139,7 +134,7 @@ __global__ void __launch_bounds__(kThreads)
 
 /// Transposes rows x cols S-byte elements whose rows all start on 16 bytes (the caller checks);
 /// cudaErrorInvalidValue, and no launch, past 2^31 - 1 tiles.
-template <int S, int TR = vector_tile(S).rows, int TC = vector_tile(S).cols>
+template <int S, int TR, int TC>
 cudaError_t launch_vec(const void* in, void* out, std::int64_t rows, std::int64_t cols,
                        cudaStream_t stream) {
   const std::int64_t blocks = blocks_for(rows, cols, {TR, TC});

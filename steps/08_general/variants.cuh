@@ -45,7 +45,9 @@ course::Variant shifted_variant() {
             if (!valid_problem(S, p.rows, p.cols, reinterpret_cast<std::uintptr_t>(in), o)) {
               return cudaErrorInvalidValue;
             }
-            return launch_shift<S>(in, out, p.rows, p.cols, !rows_start_on(32, S, p.rows, o), s);
+            constexpr TileSize st = shift_tile(S);
+            return launch_shift<S, st.rows, st.cols>(in, out, p.rows, p.cols,
+                                                     !rows_start_on(32, S, p.rows, o), s);
           }};
 }
 
@@ -63,7 +65,7 @@ course::Variant scalar_variant() {
               return cudaErrorInvalidValue;
             }
             const bool cut = CUT && !rows_start_on(32, S, p.rows, o);
-            return launch_scalar<S>(in, out, p.rows, p.cols, cut, s);
+            return launch_scalar<S, t>(in, out, p.rows, p.cols, cut, s);
           }};
 }
 
