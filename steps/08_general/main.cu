@@ -1,5 +1,5 @@
-// Step 08: any shape, any element type, at the copy ceiling. One table per element type: the
-// launcher, each of its paths on its own, the copy ceiling and (f32, f64) cuBLAS geam.
+// Step 08: any shape, any element type. One table per element type: the launcher, each of its
+// kernels on its own, the copy ceiling and (f32, f64) cuBLAS geam.
 #include "harness.cuh"
 #include "variants.cuh"
 
@@ -9,12 +9,11 @@ int main(int argc, char** argv) {
   step.binary = "step08";
   step.title = "general transpose: any shape, any element type";
   step.description =
-      "Two kernel templates for 1-, 2-, 4-, 8- and 16-byte elements. The vector kernel makes\n"
-      "every global access a 16-byte vector; narrow elements are packed into 32-bit words by\n"
-      "byte permutes in registers. The scalar kernel moves one element per access and cuts\n"
-      "each output row on its 32-byte sectors; it takes 4- and 8-byte elements, and every\n"
-      "shape whose rows do not start on 16 bytes. 'auto' is the launcher: it names the path\n"
-      "it picks for the shape.";
+      "Three kernels for 1-, 2-, 4-, 8- and 16-byte elements, one lesson part each: the scalar\n"
+      "kernel (one element per access, output rows cut on their 32-byte sectors; 4- and 8-byte\n"
+      "elements, and 2-byte ones on rows off 16 bytes), 16-byte vectors with narrow elements\n"
+      "packed in registers (rows on 16 bytes), and shifted vectors (bytes on any rows). 'auto' is\n"
+      "the launcher: it names the kernel it picks for the shape.";
   step.types = {ElemType::f32, ElemType::f64, ElemType::f16, ElemType::bf16, ElemType::i8,
                 ElemType::b128};
   step.cublas_reference = true;

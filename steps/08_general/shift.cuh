@@ -1,15 +1,12 @@
-// Step 08 - the register work of the shifted kernel (transpose_shift.cuh): 16 bytes that start
-// anywhere, cut out of the two aligned vectors that hold them. __host__ __device__ like the
-// rest, so that the CPU tests check every shift against a plain byte copy.
-//
-//   make step08 && ./step08 --type f16 --rows 4095 --cols 4097
+// Step 08, part 3 - rows that start anywhere: 16 bytes that start m bytes past a 16-byte boundary,
+// cut out of the two aligned vectors that hold them. __host__ __device__, so the CPU tests check
+// every shift against a plain byte copy.
+//   make step08 && ./step08 --type i8 --rows 4095 --cols 4097
 #pragma once
-
-#include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "elements.cuh"
+#include "pack.cuh"
 
 namespace step08 {
 

@@ -221,17 +221,11 @@ Plan plan_of(std::size_t size, std::int64_t rows, std::int64_t cols, std::uintpt
 }
 
 TEST(CpuStep08Plan, AlignedRowsTakeTheVectorKernelWhereVectorsPay) {
-  for (std::size_t s : {1, 2, 16}) {
-    const Plan p = plan_of(s, 16384, 16384);
-    EXPECT_EQ(p.path, Path::vector) << s;
-    EXPECT_EQ(p.tile.rows, step08::vector_tile(s).rows);
-    EXPECT_EQ(p.tile.cols, step08::vector_tile(s).cols);
-  }
+  for (std::size_t s : {1, 2, 16}) EXPECT_EQ(plan_of(s, 16384, 16384).path, Path::vector) << s;
   // 4- and 8-byte elements take the scalar kernel, uncut: the output rows are on sectors.
   for (std::size_t s : {4, 8}) {
     const Plan p = plan_of(s, 16384, 16384);
     EXPECT_EQ(p.path, Path::scalar) << s;
-    EXPECT_EQ(p.tile.rows, step08::scalar_tile(s));
     EXPECT_FALSE(p.cut) << s;
   }
   EXPECT_EQ(plan_of(4, 8192, 2048).path, Path::scalar);
@@ -250,7 +244,6 @@ TEST(CpuStep08Plan, MisalignedRowsTakeTheScalarKernelWithSectorAlignedWrites) {
   for (std::size_t s : {4, 8}) {
     const Plan p = plan_of(s, 4095, 4097);
     EXPECT_EQ(p.path, Path::scalar) << s;
-    EXPECT_EQ(p.tile.rows, step08::scalar_tile(s));
     EXPECT_TRUE(p.cut) << s;  // output rows of 4095 elements: off their sectors
   }
   EXPECT_TRUE(plan_of(4, 12345, 6789).cut);
@@ -269,33 +262,26 @@ TEST(CpuStep08Plan, MisalignedRowsTakeTheScalarKernelWithSectorAlignedWrites) {
   p = plan_of(8, 1000, 1001);  // output rows of 1000 doubles = 8000 bytes: on sectors
   EXPECT_EQ(p.path, Path::scalar);
   EXPECT_FALSE(p.cut);
-  p = plan_of(4, 46341, 46341);
-  EXPECT_EQ(p.path, Path::scalar);
-  EXPECT_EQ(p.blocks, 725 * 725);  // 46341 / 64 rounded up, squared: past 2^31 elements, fine
+  EXPECT_EQ(plan_of(4, 46341, 46341).path, Path::scalar);
+  // 46341 / 64 rounded up, squared: past 2^31 elements, the grid still fits.
+  EXPECT_EQ(step08::blocks_for(46341, 46341, {64, 64}), 725 * 725);
 }
 
-// Bytes off 16 bytes on either side take the shifted vectors; the blocks step down by the tile
-// less its lead rows when the output rows are cut on sectors. Halves take the scalar kernel,
+// Bytes off 16 bytes on either side take the shifted vectors. Halves take the scalar kernel,
 // which measured ahead of the shifted vectors for them (the lesson's table).
 TEST(CpuStep08Plan, MisalignedByteRowsTakeTheShiftedVectors) {
-  const std::size_t s = 1;
-  const step08::TileSize t = step08::shift_tile(s);
-  Plan p = plan_of(s, 4095, 4097);
+  Plan p = plan_of(1, 4095, 4097);
   EXPECT_EQ(p.path, Path::shifted);
   EXPECT_TRUE(p.cut);
-  EXPECT_EQ(p.tile.rows, t.rows);
-  const std::int64_t step = t.rows - step08::shift_lead(s);
-  EXPECT_EQ(p.blocks, (4095 + step - 1) / step * ((4097 + t.cols - 1) / t.cols));
-  EXPECT_EQ(p.describe(), "shifted vectors, sector-aligned writes");
-  p = plan_of(s, 4096, 4097);  // input rows off 16 bytes, output rows on sectors: no lead
+  EXPECT_EQ(step08::describe(p), "shifted vectors, sector-aligned writes");
+  p = plan_of(1, 4096, 4097);  // input rows off 16 bytes, output rows on sectors: no lead
   EXPECT_EQ(p.path, Path::shifted);
   EXPECT_FALSE(p.cut);
-  EXPECT_EQ(p.blocks, 4096 / t.rows * ((4097 + t.cols - 1) / t.cols));
-  p = plan_of(s, 4097, 4096);  // input rows aligned, output rows off them
+  p = plan_of(1, 4097, 4096);  // input rows aligned, output rows off them
   EXPECT_EQ(p.path, Path::shifted);
   EXPECT_TRUE(p.cut);
-  EXPECT_EQ(plan_of(s, 12345, 6789).path, Path::shifted);
-  EXPECT_EQ(plan_of(s, 46341, 46341).path, Path::shifted);
+  EXPECT_EQ(plan_of(1, 12345, 6789).path, Path::shifted);
+  EXPECT_EQ(plan_of(1, 46341, 46341).path, Path::shifted);
   EXPECT_EQ(plan_of(1, 16, 24).path, Path::shifted);  // 24 bytes per input row
   EXPECT_EQ(plan_of(1, 24, 16).path, Path::shifted);  // 24 bytes per output row
   // Output rows of 16 bytes, not 32: aligned vectors both sides, the plain vector kernel.
@@ -305,7 +291,7 @@ TEST(CpuStep08Plan, MisalignedByteRowsTakeTheShiftedVectors) {
     EXPECT_EQ(plan_of(2, shape.first, shape.second).path, Path::scalar)
         << shape.first << " x " << shape.second;
   }
-  EXPECT_EQ(plan_of(2, 4095, 4097).describe(), "scalar, sector-aligned writes");
+  EXPECT_EQ(step08::describe(plan_of(2, 4095, 4097)), "scalar, sector-aligned writes");
 }
 
 TEST(CpuStep08Plan, SingleRowsAndColumnsAreCopies) {
@@ -345,20 +331,29 @@ TEST(CpuStep08Plan, RefusesWhatNoKernelCanDo) {
   EXPECT_FALSE(step08::plan_transpose(16, 64, 64, 8, 0, &p));   // 16-byte element not on 16
   const std::int64_t big = std::int64_t{1} << 40;
   EXPECT_FALSE(step08::plan_transpose(1, big, big, 0, 0, &p));  // bytes overflow 64 bits
-  // 2^31 + 1 tiles: one too many blocks for grid.x.
-  EXPECT_FALSE(step08::plan_transpose(4, 64, 64 * ((std::int64_t{1} << 31)), 0, 0, &p));
-  EXPECT_TRUE(step08::plan_transpose(4, 64, 64 * ((std::int64_t{1} << 31) - 1), 0, 0, &p));
+  // A grid of 2^31 tiles is one block too many for grid.x; 2^31 - 1 fit.
+  EXPECT_EQ(step08::blocks_for(64, 64 * (std::int64_t{1} << 31), {64, 64}), -1);
+  EXPECT_EQ(step08::blocks_for(64, 64 * ((std::int64_t{1} << 31) - 1), {64, 64}),
+            (std::int64_t{1} << 31) - 1);
 }
 
 // The launchers refuse before touching the GPU, so these run anywhere.
 TEST(CpuStep08Launcher, RefusesBeforeLaunching) {
   const auto bad = reinterpret_cast<const void*>(std::uintptr_t{0x1002});
   void* out = reinterpret_cast<void*>(std::uintptr_t{0x1000});
-  EXPECT_EQ(step08::transpose(bad, out, 64, 64, 4), cudaErrorInvalidValue);
-  EXPECT_EQ(step08::transpose(out, out, 64, 64, 3), cudaErrorInvalidValue);
-  EXPECT_EQ(step08::transpose(out, out, 0, 64, 4), cudaErrorInvalidValue);
+  EXPECT_EQ(step08::transpose_elements<4>(bad, out, 64, 64), cudaErrorInvalidValue);
+  EXPECT_EQ(step08::transpose_elements<4>(out, out, 0, 64), cudaErrorInvalidValue);
   const float* none = nullptr;
   EXPECT_EQ(step08::transpose(none, static_cast<float*>(nullptr), 5, 0), cudaErrorInvalidValue);
+  // 2^31 tiles, one block too many for grid.x: each kernel's launch refuses (the scalar kernel's
+  // 64-wide tiles, the vector kernel's 128 bytes, the shifted kernel's 128 bytes, cut).
+  const std::int64_t tiles = std::int64_t{1} << 31;
+  ASSERT_EQ(plan_of(4, 64, 64 * tiles, 0x1000, 0x1000).path, Path::scalar);
+  EXPECT_EQ(step08::transpose_elements<4>(out, out, 64, 64 * tiles), cudaErrorInvalidValue);
+  ASSERT_EQ(plan_of(1, 128, 128 * tiles, 0x1000, 0x1000).path, Path::vector);
+  EXPECT_EQ(step08::transpose_elements<1>(out, out, 128, 128 * tiles), cudaErrorInvalidValue);
+  ASSERT_EQ(plan_of(1, 63, 128 * tiles - 1, 0x1000, 0x1000).path, Path::shifted);
+  EXPECT_EQ(step08::transpose_elements<1>(out, out, 63, 128 * tiles - 1), cudaErrorInvalidValue);
   // The vector kernel alone refuses rows that do not start on 16 bytes: here the buffers start
   // 8 bytes past a boundary (which 16-byte elements do not even allow).
   void* off = reinterpret_cast<void*>(std::uintptr_t{0x1008});
@@ -543,7 +538,7 @@ void check_shift_owners(std::int64_t rows, std::int64_t cols, std::uintptr_t out
   using Tile = step08::ShiftTile<S, ts.rows, ts.cols>;
   SCOPED_TRACE(std::to_string(S) + "-byte " + std::to_string(rows) + " x " +
                std::to_string(cols) + ", output at " + std::to_string(out % 32) + " mod 32");
-  const int lead = step08::output_rows_on_sectors(S, rows, out) ? 0 : Tile::kLead;
+  const int lead = step08::rows_start_on(32, S, rows, out) ? 0 : Tile::kLead;
   const int phase = static_cast<int>(out / S % Tile::kSector), stride = ts.rows - lead;
   const step08::TileGrid grid = step08::make_grid(rows, cols, stride, ts.cols, S);
   std::vector<std::uint8_t> written(static_cast<std::size_t>(rows * cols), 0);
@@ -710,7 +705,7 @@ void check_every_path(ElemType type) {
       check_emulated(*run, type, s.rows, s.cols);
       if (::testing::Test::HasFatalFailure()) return;
     }
-    if (step08::input_rows_aligned(S, s.cols, 0) && step08::output_rows_aligned(S, s.rows, 0)) {
+    if (step08::rows_start_on(16, S, s.cols, 0) && step08::rows_start_on(16, S, s.rows, 0)) {
       check_emulated(vector, type, s.rows, s.cols);
       if (::testing::Test::HasFatalFailure()) return;
     }

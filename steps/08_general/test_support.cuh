@@ -139,7 +139,7 @@ void emulate_scalar_on(const step08::TileGrid& grid, const std::uint8_t* in, std
     typename Tile::Array tile;
   };
   auto smem = std::make_unique<Shared>();
-  const int phase = Tile::phase_of(out);
+  const int phase = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / S % Tile::kSector);
   const auto* src = reinterpret_cast<const E*>(in);
   auto* dst = reinterpret_cast<E*>(out);
   for (std::uint32_t b = 0; b < grid.tiles(); ++b) {
@@ -177,7 +177,7 @@ void emulate_shift(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows,
   using Tile = step08::ShiftTile<S, TR, TC>;
   constexpr std::size_t n = Tile::L::kBytes;
   const auto o = reinterpret_cast<std::uintptr_t>(out);
-  const int lead = step08::output_rows_on_sectors(S, rows, o) ? 0 : Tile::kLead;
+  const int lead = step08::rows_start_on(32, S, rows, o) ? 0 : Tile::kLead;
   const int phase = static_cast<int>(o / S % Tile::kSector);
   std::vector<std::uint8_t> storage(n + 2 * kGuard + 16);
   std::uint8_t* const smem = aligned16(storage) + kGuard;
@@ -266,7 +266,7 @@ template <int S, int TR, int TC>
 Layout layout_of() {
   using L = step08::TileShape<S, TR, TC>;
   return {S,         TR,         TC,           L::kUnit,         L::kVec,
-          L::kUnitRows, L::kUnitsPerChunk, L::kRowBytes, L::kInVecs, L::kOutChunks,
+          L::kUnitRows, 16 / L::kUnit,   L::kRowBytes, L::kInVecs, L::kOutChunks,
           L::kBytes, L::kLoadPasses, L::kStorePasses, &L::unit_offset, &L::chunk_offset};
 }
 

@@ -1,136 +1,102 @@
-// Step 08 - any shape, any element type, at the copy ceiling: the launcher a reader can drop into
-// real code. What changed since step 07, whose launcher took floats whose rows start on 16
-// bytes: transpose(in, out, rows, cols) takes device pointers of any element type of 1, 2, 4, 8
-// or 16 bytes and any rows x cols, asks plan_transpose (plan.hpp) which kernel fits, and
-// launches it: transpose_vec.cuh (16-byte vectors, for 1-, 2- and 16-byte elements whose rows
-// all start on 16 bytes), transpose_shift.cuh (16-byte vectors shifted into place: 1-byte
-// elements on rows that start anywhere), transpose_scalar.cuh (one element per access: 2-, 4-
-// and 8-byte elements on such rows, 4- and 8-byte ones on any), or a plain copy for 1 x N and
-// N x 1. The last two kernels cut the writes on 32-byte sectors where output rows start off them.
-//
-//   make step08 && ./step08 --type bf16 --rows 8192 --cols 2048
+// Step 08, part 4 - the launcher: one call for any element type and any shape. plan_transpose
+// picks a kernel of parts 1-3 by the element size and where rows start (host code that the CPU
+// tests check rule by rule); transpose_elements launches it. Step 07's launcher took floats on
+// rows that start on 16 bytes only.
+//   make step08 && ./step08 --type i8 --rows 4095 --cols 4097    (the `auto` row names the path)
 #pragma once
-
-#include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
-#include "plan.hpp"
 #include "transpose_scalar.cuh"
-#include "transpose_shift.cuh"
-#include "transpose_vec.cuh"
+#include "transpose_shift.cuh"  // and transpose_vec.cuh
 
 namespace step08 {
 
-/// Launches transpose_vec with TR x TC tiles. The caller has checked that every row starts on
-/// 16 bytes; this checks only the grid.
-template <int S, int TR, int TC>
-cudaError_t launch_vec(const void* in, void* out, std::int64_t rows, std::int64_t cols,
-                       cudaStream_t stream) {
-  const std::int64_t blocks = blocks_for(rows, cols, {TR, TC});
-  if (blocks < 0) return cudaErrorInvalidValue;
-  transpose_vec<S, TR, TC><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-      static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols,
-      make_grid(rows, cols, TR, TC, S));
-  return cudaGetLastError();
+/// Each kernel's tile per element size (the lab times other shapes): 256 bytes a side where the
+/// shared memory allows, 128 bytes for bytes in vectors; the scalar tile square, the shifted one
+/// 32 KB (for halves it runs in the table only).
+constexpr int scalar_tile(std::size_t size) { return size <= 2 ? 128 : size <= 8 ? 64 : 32; }
+constexpr TileSize vector_tile(std::size_t size) {
+  return size <= 2 ? TileSize{128, 128} : TileSize{int(256 / size), int(256 / size)};
+}
+constexpr TileSize shift_tile(std::size_t size) {
+  return size == 1 ? TileSize{256, 128} : TileSize{128, 128};
 }
 
-/// Launches transpose_shift with TR x TC tiles, stepping down by TR less the lead rows when the
-/// output rows are @p cut on their sectors.
-template <int S, int TR, int TC>
-cudaError_t launch_shift(const void* in, void* out, std::int64_t rows, std::int64_t cols,
-                         bool cut, cudaStream_t stream) {
-  using Tile = ShiftTile<S, TR, TC>;
-  static_assert(Tile::kLead == shift_lead(S), "the plan counts the blocks with the same lead");
-  const int lead = cut ? Tile::kLead : 0;
-  const std::int64_t blocks = blocks_for(rows, cols, {TR - lead, TC});
-  if (blocks < 0) return cudaErrorInvalidValue;
-  const int phase = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / S % Tile::kSector);
-  transpose_shift<S, TR, TC><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-      static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols,
-      make_grid(rows, cols, TR - lead, TC, S), lead, phase);
-  return cudaGetLastError();
+enum class Path { copy, vector, shifted, scalar };
+
+struct Plan {
+  Path path = Path::copy;
+  bool cut = false;  ///< scalar, shifted: each output row cut on its own 32-byte sectors
+};
+
+/// A matrix some kernel can take: 1, 2, 4, 8 or 16-byte elements, rows, cols >= 1, a size in
+/// bytes that fits 64 bits, and pointers aligned to the element size.
+inline bool valid_problem(std::size_t size, std::int64_t rows, std::int64_t cols,
+                          std::uintptr_t in, std::uintptr_t out) {
+  const auto s = static_cast<std::int64_t>(size);
+  if ((s != 1 && s != 2 && s != 4 && s != 8 && s != 16) || rows < 1 || cols < 1) return false;
+  return rows <= std::numeric_limits<std::int64_t>::max() / cols / s && in % s == 0 && out % s == 0;
 }
 
-/// Launches transpose_scalar with T x T tiles on @p grid, cutting output rows on their sectors
-/// when @p cut. (The lab's step08_patterns runs it on tile orders of other group heights.)
-template <int S, int T>
-cudaError_t launch_scalar_on(const TileGrid& grid, const void* in, void* out, std::int64_t rows,
-                             std::int64_t cols, bool cut, cudaStream_t stream) {
-  const auto* src = static_cast<const std::uint8_t*>(in);
-  auto* dst = static_cast<std::uint8_t*>(out);
-  const auto blocks = static_cast<unsigned>(grid.tiles());
-  if (cut) {
-    transpose_scalar<S, T, true><<<blocks, kThreads, 0, stream>>>(
-        src, dst, rows, cols, grid, ScalarTile<S, T, true>::phase_of(out));
+/// The kernel for rows x cols elements of @p size bytes at device addresses @p in, @p out;
+/// false when no kernel can take them.
+inline bool plan_transpose(std::size_t size, std::int64_t rows, std::int64_t cols,
+                           std::uintptr_t in, std::uintptr_t out, Plan* plan) {
+  if (!valid_problem(size, rows, cols, in, out)) return false;
+  const bool aligned = rows_start_on(16, size, cols, in) && rows_start_on(16, size, rows, out);
+  Plan p;
+  if (rows == 1 || cols == 1) {
+    p.path = Path::copy;  // the transposed matrix has the same bytes
+  } else if (aligned && size != 4 && size != 8) {
+    p.path = Path::vector;  // 4 and 8 bytes: a warp's access is whole sectors without vectors
   } else {
-    transpose_scalar<S, T, false><<<blocks, kThreads, 0, stream>>>(
-        src, dst, rows, cols, grid, ScalarTile<S, T, false>::phase_of(out));
+    p.path = size == 1 ? Path::shifted : Path::scalar;  // halves: scalar measured ahead
+    p.cut = !rows_start_on(32, size, rows, out);
   }
-  return cudaGetLastError();
-}
-/// The same on the launcher's grid (make_grid).
-template <int S, int T>
-cudaError_t launch_scalar(const void* in, void* out, std::int64_t rows, std::int64_t cols,
-                          bool cut, cudaStream_t stream) {
-  if (blocks_for(rows, cols, {T, T}) < 0) return cudaErrorInvalidValue;
-  return launch_scalar_on<S, T>(make_grid(rows, cols, T, T, S), in, out, rows, cols, cut,
-                                stream);
+  *plan = p;
+  return true;
 }
 
-/// Runs @p plan for S-byte elements (the plan came from plan_transpose for these arguments).
+/// Transposes the rows x cols matrix of S-byte elements at @p in into @p out (cols x rows, not in
+/// place) on @p stream. cudaErrorInvalidValue, launching nothing, when no kernel can.
 template <int S>
-cudaError_t run_plan(const Plan& plan, const void* in, void* out, std::int64_t rows,
-                     std::int64_t cols, cudaStream_t stream) {
-  constexpr TileSize vt = vector_tile(S);
-  switch (plan.path) {
+cudaError_t transpose_elements(const void* in, void* out, std::int64_t rows, std::int64_t cols,
+                               cudaStream_t stream = nullptr) {
+  Plan p;
+  if (!plan_transpose(S, rows, cols, reinterpret_cast<std::uintptr_t>(in),
+                      reinterpret_cast<std::uintptr_t>(out), &p)) {
+    return cudaErrorInvalidValue;
+  }
+  switch (p.path) {
     case Path::copy:
       return cudaMemcpyAsync(out, in, static_cast<std::size_t>(rows * cols) * S,
                              cudaMemcpyDeviceToDevice, stream);
-    case Path::vector:
-      return launch_vec<S, vt.rows, vt.cols>(in, out, rows, cols, stream);
+    case Path::vector: {
+      constexpr TileSize t = vector_tile(S);
+      return launch_vec<S, t.rows, t.cols>(in, out, rows, cols, stream);
+    }
     case Path::shifted:
       if constexpr (S == 1) {  // the plan takes them for bytes only
-        constexpr TileSize st = shift_tile(S);
-        return launch_shift<S, st.rows, st.cols>(in, out, rows, cols, plan.cut, stream);
+        constexpr TileSize t = shift_tile(S);
+        return launch_shift<S, t.rows, t.cols>(in, out, rows, cols, p.cut, stream);
       }
       return cudaErrorInvalidValue;
-    case Path::scalar:
-      return launch_scalar<S, scalar_tile(S)>(in, out, rows, cols, plan.cut, stream);
+    case Path::scalar: return launch_scalar<S, scalar_tile(S)>(in, out, rows, cols, p.cut, stream);
   }
   return cudaErrorInvalidValue;
 }
 
-/// Transposes the rows x cols row-major matrix of @p elem_size-byte elements at device pointer
-/// @p in into the cols x rows matrix at @p out (not in place), on @p stream.
-/// Any rows, cols >= 1 and element sizes 1, 2, 4, 8, 16; pointers aligned to the element size.
-/// Returns cudaErrorInvalidValue without launching when that does not hold (or the grid would
-/// pass 2^31-1 blocks), otherwise the launch's status.
-inline cudaError_t transpose(const void* in, void* out, std::int64_t rows, std::int64_t cols,
-                             std::size_t elem_size, cudaStream_t stream = nullptr) {
-  Plan plan;
-  if (!plan_transpose(elem_size, rows, cols, reinterpret_cast<std::uintptr_t>(in),
-                      reinterpret_cast<std::uintptr_t>(out), &plan)) {
-    return cudaErrorInvalidValue;
-  }
-  switch (elem_size) {
-    case 1: return run_plan<1>(plan, in, out, rows, cols, stream);
-    case 2: return run_plan<2>(plan, in, out, rows, cols, stream);
-    case 4: return run_plan<4>(plan, in, out, rows, cols, stream);
-    case 8: return run_plan<8>(plan, in, out, rows, cols, stream);
-    default: return run_plan<16>(plan, in, out, rows, cols, stream);
-  }
-}
-
-/// The typed form: any trivially copyable T of 1, 2, 4, 8 or 16 bytes (int8_t, __half,
+/// What a reader calls: any trivially copyable T of 1, 2, 4, 8 or 16 bytes (int8_t, __half,
 /// __nv_bfloat16, float, double, float4, a 16-byte struct, ...).
 template <typename T>
 cudaError_t transpose(const T* in, T* out, std::int64_t rows, std::int64_t cols,
                       cudaStream_t stream = nullptr) {
-  static_assert(valid_elem_size(sizeof(T)), "element size must be 1, 2, 4, 8 or 16 bytes");
-  return transpose(static_cast<const void*>(in), static_cast<void*>(out), rows, cols, sizeof(T),
-                   stream);
+  constexpr std::size_t S = sizeof(T);
+  static_assert(S == 1 || S == 2 || S == 4 || S == 8 || S == 16, "elements of 1 to 16 bytes");
+  return transpose_elements<S>(in, out, rows, cols, stream);
 }
 
 }  // namespace step08

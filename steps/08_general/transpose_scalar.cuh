@@ -1,39 +1,34 @@
-// Step 08 - any shape, any element type: the scalar kernel, which the launcher takes for 4- and
-// 8-byte elements on any rows (plan.hpp; bytes and halves take transpose_shift.cuh, and the
-// table still runs this kernel for them). What changed since step 07: one element of any size per
-// access, in step 03's padded tile with the vector kernel's tile order; and Cut, which cuts each
-// output row on its own 32-byte sectors instead of at the tile's edge, so that no sector has
-// two writers. One element per access costs instructions, so whole tiles skip every bounds
-// test, offsets within a tile are small integers, and the cut is a mask, not a division.
-//
-//   make step08 && ./step08 --type i8 --rows 4095 --cols 4097
+// Step 08, part 1 - any shape: the scalar kernel, one S-byte element per access, for 4- and
+// 8-byte elements on every shape. Since step 07, whose float4s needed rows that start on 16
+// bytes: step 03's padded tile for any element size, bounds tests in edge tiles only, loads
+// batched in registers, 64-bit offsets, and the cut: each output row cut on its own 32-byte
+// sectors instead of at the tile's edge, so that no sector has two writers.
+//   make step08 && ./step08 --rows 4095 --cols 4097
 #pragma once
-
-#include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "tile_layout.cuh"
+#include "tile_grid.cuh"
 
 namespace step08 {
 
-/// The type that moves one S-byte element.
-template <int S> struct Element;
-template <> struct Element<1> { using type = std::uint8_t; };
-template <> struct Element<2> { using type = std::uint16_t; };
-template <> struct Element<4> { using type = std::uint32_t; };
-template <> struct Element<8> { using type = uint2; };
-template <> struct Element<16> { using type = uint4; };
+/// Element (r, c) of a rows x cols matrix exists.
+__host__ __device__ inline bool inside(std::int64_t rows, std::int64_t cols, std::int64_t r,
+                                       std::int64_t c) {
+  return r >= 0 && r < rows && c >= 0 && c < cols;
+}
+/// The largest divisor of n that is at most limit (whole batches of loads).
+__host__ __device__ constexpr int divisor_at_most(int n, int limit) {
+  int d = limit < n ? limit : n;
+  while (n % d != 0) --d;
+  return d;
+}
 
-/// A T x T tile of S-byte elements, one per access, 32 x 8 threads. Cut: without it a tile writes
-/// output columns [r0, r0 + T) of its output rows, and where those rows do not start on a 32-byte
-/// sector, each piece begins and ends inside sectors that the next tile down writes the rest of.
-/// With Cut, the piece of output row o is shifted left by d(o) = (phase + o * rows) % kSector
-/// elements to start on a sector boundary; the pieces of consecutive tiles still meet end to end,
-/// and the last tile row also writes what is left of each row. The shifted piece reaches up to
-/// kSector - 1 rows above the tile, so with Cut the tile loads kLead more rows (array row i is
-/// input row r0 - kLead + i). The pad spreads a column over the banks: one 4-byte word per row
-/// for bytes and halves (a row is then an odd number of words), one element for the wider types.
+/// A T x T tile of S-byte elements, 32 x 8 threads. Without Cut, a tile writes output columns
+/// [r0, r0 + T) of its output rows. With Cut, output row o's piece moves left by its shift
+/// d(o) elements, to start on a sector: the tile then needs up to kSector - 1 input rows above
+/// its own, so it loads kLead more rows (array row i holds input row r0 - kLead + i). The pad
+/// spreads a column over the banks (one word per row for bytes and halves, else one element).
 template <int S, int T, bool Cut>
 struct ScalarTile {
   using E = typename Element<S>::type;
@@ -47,11 +42,6 @@ struct ScalarTile {
   static_assert(T % 32 == 0, "a warp covers 32 columns");
   static_assert(kArrayRows % kWarps == 0, "every warp loads the same number of rows");
 
-  /// Where an output buffer at @p out sits in its 32-byte sector, in elements.
-  __host__ __device__ static int phase_of(const void* out) {
-    return static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / S % kSector);
-  }
-
   /// The tile at (r0, c0) and its lead rows lie wholly inside the matrix: no bounds tests.
   __host__ __device__ static bool whole(std::int64_t rows, std::int64_t cols, std::int64_t r0,
                                         std::int64_t c0) {
@@ -59,9 +49,7 @@ struct ScalarTile {
   }
 
   // Thread t = (x, y): a warp takes 32 neighbours of one row, 8 warps 8 rows at a time. Loads go
-  // in batches of up to kInFlight elements in registers, then to shared memory: written as
-  // load-store pairs, the compiler keeps only a couple of loads in flight per thread, and a
-  // transpose lives on loads in flight. Whole: the tile is whole(), skip the tests.
+  // in batches of kInFlight into registers, then to shared memory (load-store pairs keep ~2).
   template <bool Whole>
   __host__ __device__ static void load(unsigned t, const E* __restrict__ in, std::int64_t rows,
                                        std::int64_t cols, std::int64_t r0, std::int64_t c0,
@@ -98,8 +86,8 @@ struct ScalarTile {
     }
   }
 
-  // Output row c0 + i is input column c0 + i, read down column i of the tile. Its piece is output
-  // columns [r0 - d, r0 + T - d); the last tile row also writes [r0 + T - d, rows) (< a sector).
+  // Output row o = c0 + i, column i of the tile: its piece is output columns [r0 - d, r0 + T - d)
+  // (the last tile row also writes the rest, [r0 + T - d, rows)).
   template <bool Whole>
   __host__ __device__ static void store(unsigned t, E* __restrict__ out, std::int64_t rows,
                                         std::int64_t cols, std::int64_t r0, std::int64_t c0,
@@ -123,8 +111,8 @@ struct ScalarTile {
     }
   }
 
-  // d(o) with Cut, else 0. Only the low bits of phase + o * rows matter: 32-bit unsigned
-  // arithmetic, which wraps, gives them exactly.
+  // d(o) = (phase + o * rows) mod kSector with Cut, else 0. kSector is a power of two, so the
+  // low bits of 32-bit unsigned arithmetic, which wraps, are exact: a mask, no 64-bit division.
   __host__ __device__ static int shift(int phase, std::int64_t o, std::int64_t rows) {
     if (!Cut) return 0;
     const auto at = static_cast<unsigned>(phase) +
@@ -155,6 +143,22 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
     Tile::template store<false>(threadIdx.x, dst, rows, cols, r0, c0, phase, last, tile);
   }
+}
+
+/// Transposes rows x cols S-byte elements in T x T tiles, output rows @p cut on their sectors
+/// or not. cudaErrorInvalidValue, and no launch, past 2^31 - 1 tiles.
+template <int S, int T>
+cudaError_t launch_scalar(const void* in, void* out, std::int64_t rows, std::int64_t cols,
+                          bool cut, cudaStream_t stream) {
+  if (blocks_for(rows, cols, {T, T}) < 0) return cudaErrorInvalidValue;
+  const TileGrid grid = make_grid(rows, cols, T, T, S);
+  const auto kernel = cut ? transpose_scalar<S, T, true> : transpose_scalar<S, T, false>;
+  // phase: where the output buffer starts in its sector, in elements
+  const int phase = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / S % (32 / S));
+  kernel<<<static_cast<unsigned>(grid.tiles()), kThreads, 0, stream>>>(
+      static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols, grid,
+      phase);
+  return cudaGetLastError();
 }
 
 }  // namespace step08

@@ -1,10 +1,9 @@
-// Step 08 - bytes and halves on rows that start anywhere: 16-byte vectors shifted into place.
-// Since transpose_vec.cuh, which needs every row on both sides on 16 bytes: a lane loads the
-// ALIGNED vector holding its 16 bytes of a row, takes the next one from its neighbour lane and
-// shifts the pair by the row's offset (shift.cuh), so the k rows it packs line up again. Each
-// output row is cut on its own 32-byte sectors, as in the scalar kernel: every store is a whole
-// vector with one writer, but a row's first and last, stored element by element. The tile loads
-// kLead rows above its own for the cut, and tiles step down by TR - kLead rows.
+// Step 08, part 3 - bytes on rows that start anywhere: 16-byte vectors shifted into place. Since
+// transpose_vec.cuh, which needs every row on both sides on 16 bytes: a lane loads the ALIGNED
+// vector that holds the start of its 16 bytes of a row, takes the next one from its neighbour
+// lane and shifts the pair by the row's offset (shift.cuh), so the k rows it packs line up again.
+// Output rows are cut on their sectors as in the scalar kernel (part 1): every store a whole
+// vector with one writer, but the first and last of a row, stored element by element.
 //   make step08 && ./step08 --type i8 --rows 4095 --cols 4097
 #pragma once
 
@@ -96,8 +95,8 @@ struct ShiftTile {
     unsigned smem;
   };
 
-  // Output row o = c0 + c is cut at sectors: the tile writes its elements [s0 - d, s0 + stride
-  // - d), d = (phase + o * rows) mod kSector, and the last tile row also the rest of the row.
+  // Output row o = c0 + c is cut at sectors: the tile writes its elements [s0 - d, s0 + TR -
+  // lead - d), d = (phase + o * rows) mod kSector, and the last tile row the rest of the row.
   __host__ __device__ static Piece piece(unsigned t, int p, std::int64_t rows, std::int64_t cols,
                                          Corner top, int lead, int phase, bool last) {
     const unsigned f = t + kThreads * p;
@@ -153,6 +152,22 @@ __global__ void __launch_bounds__(kThreads)
   Tile::pack(threadIdx.x, f, cols, top, tile);
   __syncthreads();
   Tile::store(threadIdx.x, out, rows, cols, top, lead, phase, ty == grid.tiles_r - 1, tile);
+}
+
+/// Transposes rows x cols S-byte elements (1 or 2) on any rows in TR x TC tiles, output rows
+/// @p cut on their sectors or not. cudaErrorInvalidValue, and no launch, past 2^31 - 1 tiles.
+template <int S, int TR, int TC>
+cudaError_t launch_shift(const void* in, void* out, std::int64_t rows, std::int64_t cols,
+                         bool cut, cudaStream_t stream) {
+  using Tile = ShiftTile<S, TR, TC>;
+  const int lead = cut ? Tile::kLead : 0;
+  const std::int64_t blocks = blocks_for(rows, cols, {TR - lead, TC});
+  if (blocks < 0) return cudaErrorInvalidValue;
+  const int phase = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / S % Tile::kSector);
+  transpose_shift<S, TR, TC><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+      static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols,
+      make_grid(rows, cols, TR - lead, TC, S), lead, phase);
+  return cudaGetLastError();
 }
 
 }  // namespace step08

@@ -1,10 +1,9 @@
 // The kernels of step 08 as the harness and the tests see them, per element type: the launcher
-// (what a reader would call), then each of its paths on its own, so that the table shows what
-// each one costs on every shape: the vector kernel with the launcher's tile for the type, the
-// shifted vector kernel (1- and 2-byte elements), and the scalar kernel with its writes cut at
-// the tile's edges and on the output rows' sectors. A path
-// that cannot take the shape refuses it (the row says "refused"). The tile shapes and the
-// realigned vector kernel that were tried and not kept are in lab/.
+// (what a reader would call), then each of its kernels on its own, so that the table shows what
+// each costs on every shape: the vector kernel with the launcher's tile for the type, the
+// shifted vectors (1- and 2-byte elements), and the scalar kernel with its writes cut at the
+// tile's edges and on the output rows' sectors. A kernel that cannot take the shape refuses it
+// (the row says "refused"). The tile shapes and kernels tried and not kept are in lab/.
 #pragma once
 
 #include <cstdint>
@@ -27,8 +26,8 @@ course::Variant vector_variant() {
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             const auto i = reinterpret_cast<std::uintptr_t>(in);
             const auto o = reinterpret_cast<std::uintptr_t>(out);
-            if (!valid_problem(S, p.rows, p.cols, i, o) || !input_rows_aligned(S, p.cols, i) ||
-                !output_rows_aligned(S, p.rows, o)) {
+            if (!valid_problem(S, p.rows, p.cols, i, o) || !rows_start_on(16, S, p.cols, i) ||
+                !rows_start_on(16, S, p.rows, o)) {
               return cudaErrorInvalidValue;
             }
             return launch_vec<S, TR, TC>(in, out, p.rows, p.cols, s);
@@ -47,8 +46,8 @@ course::Variant shifted_variant() {
               return cudaErrorInvalidValue;
             }
             constexpr TileSize st = shift_tile(S);
-            const bool cut = !output_rows_on_sectors(S, p.rows, o);
-            return launch_shift<S, st.rows, st.cols>(in, out, p.rows, p.cols, cut, s);
+            return launch_shift<S, st.rows, st.cols>(in, out, p.rows, p.cols,
+                                                     !rows_start_on(32, S, p.rows, o), s);
           }};
 }
 
@@ -65,52 +64,76 @@ course::Variant scalar_variant() {
             if (!valid_problem(S, p.rows, p.cols, reinterpret_cast<std::uintptr_t>(in), o)) {
               return cudaErrorInvalidValue;
             }
-            const bool cut = CUT && !output_rows_on_sectors(S, p.rows, o);
+            const bool cut = CUT && !rows_start_on(32, S, p.rows, o);
             return launch_scalar<S, t>(in, out, p.rows, p.cols, cut, s);
           }};
 }
 
-/// The launcher. With @p shape, the name says which path it takes for that shape (in buffers
-/// from cudaMalloc, which are 256-byte aligned).
-inline course::Variant auto_variant(course::ElemType type, const course::Problem* shape = nullptr) {
-  const std::size_t size = course::elem_size(type);
+/// The name of a plan's path as the table shows it: "16B vectors", "scalar, sector-aligned
+/// writes", ...; and the tile it runs for S-byte elements.
+inline std::string describe(const Plan& plan) {
+  switch (plan.path) {
+    case Path::copy: return "copy";
+    case Path::vector: return "16B vectors";
+    case Path::shifted: return plan.cut ? "shifted vectors, sector-aligned writes"
+                                        : "shifted vectors";
+    default: return plan.cut ? "scalar, sector-aligned writes" : "scalar";
+  }
+}
+template <int S>
+std::string tile_of(const Plan& plan) {
+  switch (plan.path) {
+    case Path::copy: return "-";
+    case Path::vector: return tile_text(vector_tile(S).rows, vector_tile(S).cols);
+    case Path::shifted: return tile_text(shift_tile(S).rows, shift_tile(S).cols);
+    default: return tile_text(scalar_tile(S), scalar_tile(S));
+  }
+}
+
+/// The launcher for S-byte elements. With @p shape, the name says which path it takes for that
+/// shape (in buffers from cudaMalloc, which are 256-byte aligned).
+template <int S>
+course::Variant launcher_variant(const course::Problem* shape) {
   std::string name = "auto", tile = "-";
   Plan plan;
-  if (shape && plan_transpose(size, shape->rows, shape->cols, 256, 256, &plan)) {
-    name += ": " + plan.describe();
-    if (plan.path != Path::copy) tile = tile_text(plan.tile.rows, plan.tile.cols);
+  if (shape && plan_transpose(S, shape->rows, shape->cols, 256, 256, &plan)) {
+    name += ": " + describe(plan);
+    tile = tile_of<S>(plan);
   }
   return {name, "256", tile,
-          [size](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
-            return transpose(in, out, p.rows, p.cols, size, s);
+          [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
+            return transpose_elements<S>(in, out, p.rows, p.cols, s);
           }};
 }
 
-/// The launcher's kernels for S-byte elements, each on its own.
+/// Every kernel of the step for S-byte elements, the launcher first.
 template <int S>
-std::vector<course::Variant> paths() {
+std::vector<course::Variant> variants_of(const course::Problem* shape) {
   constexpr TileSize t = vector_tile(S);
-  std::vector<course::Variant> v = {vector_variant<S, t.rows, t.cols>()};
+  std::vector<course::Variant> v = {launcher_variant<S>(shape),
+                                    vector_variant<S, t.rows, t.cols>()};
   if constexpr (S <= 2) v.push_back(shifted_variant<S>());
   v.push_back(scalar_variant<S, false>());
   v.push_back(scalar_variant<S, true>());
   return v;
 }
 
-/// Every kernel of the step for one element type, the launcher first.
+/// From --type to the kernels: the element size picks the templates.
 inline std::vector<course::Variant> variants(course::ElemType type,
                                              const course::Problem* shape = nullptr) {
-  std::vector<course::Variant> v = {auto_variant(type, shape)};
-  std::vector<course::Variant> p;
   switch (course::elem_size(type)) {
-    case 1: p = paths<1>(); break;
-    case 2: p = paths<2>(); break;
-    case 4: p = paths<4>(); break;
-    case 8: p = paths<8>(); break;
-    default: p = paths<16>(); break;
+    case 1: return variants_of<1>(shape);
+    case 2: return variants_of<2>(shape);
+    case 4: return variants_of<4>(shape);
+    case 8: return variants_of<8>(shape);
+    default: return variants_of<16>(shape);
   }
-  v.insert(v.end(), p.begin(), p.end());
-  return v;
+}
+
+/// The launcher alone (the first row of the table).
+inline course::Variant auto_variant(course::ElemType type,
+                                    const course::Problem* shape = nullptr) {
+  return variants(type, shape).front();
 }
 
 }  // namespace step08

@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
   step.binary = "step08-lab";
   step.title = "general transpose, experiments: tile shapes, realigned vectors, a smaller tile";
   step.description =
-      "The lesson's launcher ('auto') and its two kernels, then what was tried and not kept:\n"
+      "The lesson's launcher ('auto') and its kernels, then what was tried and not kept:\n"
       "the vector kernel with other tile shapes, the vector kernel realigned onto rows that do\n"
       "not start on 16 bytes (4- and 8-byte elements), and the scalar kernel with a 32 x 32 tile.";
   step.types = {ElemType::f32, ElemType::f64, ElemType::f16, ElemType::bf16, ElemType::i8,

@@ -69,7 +69,7 @@ std::vector<Line> measure(const course::Options& opt, const void* in, void* out,
                              {"copy ceiling: linear", 0, copy_ms, 2 * bytes, copy_ms}};
 
   const bool cut =
-      !step08::output_rows_on_sectors(S, rows, reinterpret_cast<std::uintptr_t>(out));
+      !step08::rows_start_on(32, S, rows, reinterpret_cast<std::uintptr_t>(out));
   const std::uint32_t launcher_group = step08::make_grid(rows, cols, T, T, S).group_rows;
   std::vector<std::uint32_t> groups = {launcher_group};
   if (kShortGroup < launcher_group) groups.push_back(kShortGroup);

@@ -11,7 +11,6 @@
 
 #include <cstdint>
 
-#include "plan.hpp"
 #include "transpose.cuh"
 
 namespace step08 {
@@ -76,6 +75,12 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+/// Where an output buffer at @p out sits in its 32-byte sector, in S-byte elements.
+template <int S>
+int phase_of(const void* out) {
+  return static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / S % (32 / S));
+}
+
 /// Launches scalar_phase with the step's scalar tile for S-byte elements on @p grid (the
 /// launcher's, or one of another group height), cutting output rows on their sectors when
 /// @p cut: the same arguments as launch_scalar_on, which runs both phases.
@@ -87,11 +92,29 @@ cudaError_t launch_phase(const TileGrid& grid, const void* in, void* out, std::i
   auto* dst = static_cast<std::uint8_t*>(out);
   const auto blocks = static_cast<unsigned>(grid.tiles());
   if (cut) {
-    scalar_phase<S, T, true, P><<<blocks, kThreads, 0, stream>>>(
-        src, dst, rows, cols, grid, ScalarTile<S, T, true>::phase_of(out), sink);
+    scalar_phase<S, T, true, P><<<blocks, kThreads, 0, stream>>>(src, dst, rows, cols, grid,
+                                                                  phase_of<S>(out), sink);
   } else {
-    scalar_phase<S, T, false, P><<<blocks, kThreads, 0, stream>>>(
-        src, dst, rows, cols, grid, ScalarTile<S, T, false>::phase_of(out), sink);
+    scalar_phase<S, T, false, P><<<blocks, kThreads, 0, stream>>>(src, dst, rows, cols, grid,
+                                                                   phase_of<S>(out), sink);
+  }
+  return cudaGetLastError();
+}
+
+/// The lesson's transpose_scalar, both phases, on @p grid instead of make_grid's (as
+/// launch_scalar runs it otherwise).
+template <int S, int T>
+cudaError_t launch_scalar_on(const TileGrid& grid, const void* in, void* out, std::int64_t rows,
+                             std::int64_t cols, bool cut, cudaStream_t stream) {
+  const auto* src = static_cast<const std::uint8_t*>(in);
+  auto* dst = static_cast<std::uint8_t*>(out);
+  const auto blocks = static_cast<unsigned>(grid.tiles());
+  if (cut) {
+    transpose_scalar<S, T, true><<<blocks, kThreads, 0, stream>>>(src, dst, rows, cols, grid,
+                                                                  phase_of<S>(out));
+  } else {
+    transpose_scalar<S, T, false><<<blocks, kThreads, 0, stream>>>(src, dst, rows, cols, grid,
+                                                                   phase_of<S>(out));
   }
   return cudaGetLastError();
 }

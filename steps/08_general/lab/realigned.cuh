@@ -19,9 +19,6 @@
 
 #include <cstdint>
 
-#include "elements.cuh"
-#include "plan.hpp"
-#include "tile_layout.cuh"
 #include "transpose_vec.cuh"
 
 namespace step08 {

@@ -40,7 +40,7 @@ cudaError_t launch_shift_bounded(const void* in, void* out, std::int64_t rows, s
   if (!valid_problem(S, rows, cols, reinterpret_cast<std::uintptr_t>(in), o)) {
     return cudaErrorInvalidValue;
   }
-  const int lead = output_rows_on_sectors(S, rows, o) ? 0 : Tile::kLead;
+  const int lead = rows_start_on(32, S, rows, o) ? 0 : Tile::kLead;
   const std::int64_t blocks = blocks_for(rows, cols, {TR - lead, TC});
   if (blocks < 0) return cudaErrorInvalidValue;
   transpose_shift_bounded<S, TR, TC, MinBlocks>

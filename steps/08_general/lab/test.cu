@@ -85,7 +85,7 @@ void check_phases(ElemType type) {
         using step08::Phase;
         auto* flag = sink.as<unsigned>();
         const bool cut =
-            !step08::output_rows_on_sectors(S, s.rows, reinterpret_cast<std::uintptr_t>(matrix));
+            !step08::rows_start_on(32, S, s.rows, reinterpret_cast<std::uintptr_t>(matrix));
         const cudaError_t launched =
             store ? step08::launch_phase<S, Phase::store>(grid, in.get(), matrix, s.rows, s.cols,
                                                           cut, flag, nullptr)
@@ -105,8 +105,8 @@ void check_phases(ElemType type) {
   }
   const Variant short_groups{"scalar on groups of 8 tile rows", "256", "-",
                              [](const Problem& p, const void* in, void* out, cudaStream_t st) {
-                               const auto cut = !step08::output_rows_on_sectors(
-                                   S, p.rows, reinterpret_cast<std::uintptr_t>(out));
+                               const auto cut = !step08::rows_start_on(
+                                   32, S, p.rows, reinterpret_cast<std::uintptr_t>(out));
                                return step08::launch_scalar_on<S, T>(
                                    step08::grid_with_group(p.rows, p.cols, S, 8), in, out, p.rows,
                                    p.cols, cut, st);
@@ -267,8 +267,8 @@ void check_lab_paths(ElemType type, const std::vector<Runner>& aligned) {
   std::vector<course::Shape> shapes = every_test_shape();
   for (const course::Shape& s : step08_test::misaligned_shapes()) shapes.push_back(s);
   for (const course::Shape& s : shapes) {
-    const bool in_ok = step08::input_rows_aligned(S, s.cols, 0);
-    const bool out_ok = step08::output_rows_aligned(S, s.rows, 0);
+    const bool in_ok = step08::rows_start_on(16, S, s.cols, 0);
+    const bool out_ok = step08::rows_start_on(16, S, s.rows, 0);
     std::vector<const std::vector<Runner>*> lists = {&any_shape};
     if (in_ok) lists.push_back(&in_aligned);
     if (out_ok) lists.push_back(&out_aligned);
@@ -300,7 +300,7 @@ void check_short_groups(ElemType type) {
     const Runner run = [](const std::uint8_t* in, std::uint8_t* out, std::int64_t r,
                           std::int64_t c) {
       const step08::TileGrid grid = step08::grid_with_group(r, c, S, 8);
-      if (step08::output_rows_on_sectors(S, r, reinterpret_cast<std::uintptr_t>(out))) {
+      if (step08::rows_start_on(32, S, r, reinterpret_cast<std::uintptr_t>(out))) {
         step08_test::emulate_scalar_on<S, T, false>(grid, in, out, r, c);
       } else {
         step08_test::emulate_scalar_on<S, T, true>(grid, in, out, r, c);
