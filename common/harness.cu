@@ -293,9 +293,14 @@ int run_step(int argc, char** argv, const StepInfo& step, const VariantList& mak
       [&](const Options& opt) { variants = select_variants(step, opt, make_variants); },
       [&](const Options& opt) { return run(step, opt, std::move(variants)); },
       [&](const Options&) {
-        // --list: what bench.py and the plots' checks read, one fact a line, tab-separated.
-        for (ElemType t : step.types) {
-          std::cout << "type\t" << elem_name(t) << '\t' << elem_size(t) << '\n';
+        // --list: what bench.py and the plots' checks read, one fact a line, tab-separated:
+        // every element type of the course (its bytes; whether this binary takes it), then the
+        // kernels for these options.
+        for (ElemType t : all_elem_types()) {
+          bool takes = false;
+          for (ElemType s : step.types) takes = takes || s == t;
+          std::cout << "type\t" << elem_name(t) << '\t' << elem_size(t) << '\t'
+                    << (t == step.types.front() ? "default" : takes ? "yes" : "no") << '\n';
         }
         for (const Variant& v : variants) std::cout << "kernel\t" << v.id << '\t' << v.name << '\n';
         return kExitOk;

@@ -169,7 +169,8 @@ std::string usage(const StepInfo& step) {
     << "  --csv FILE      also append the results to FILE as CSV (header written if new)\n";
   if (step.verifies_kernels) {
     s << "  --only TEXT     run only the kernel whose id is TEXT, or those whose name contains it\n"
-      << "  --list          print the element types and the kernels (id, name) and exit\n"
+      << "  --list          print the element types (all, and which this binary takes) and\n"
+      << "                  the kernels for these options (id, name), and exit\n"
       << "  --seed N        seed of the input bit patterns (default: fresh each run)\n"
       << "  --no-verify     skip the bitwise check against the CPU reference\n";
   }
