@@ -40,10 +40,10 @@ def parse_shape(text):
 
 class Group:
     """One [[sweep]] or [[profile]] entry: every shape x every type, with the binary's other
-    arguments (args), a batch, and for a profile the ids to profile and whether each launch of
-    one call is a row of its own (passes)."""
+    arguments (args), a batch, and for a profile the ids to profile, the metrics (when not
+    scripts/profile.py's) and whether each launch of one call is a row of its own (passes)."""
 
-    KEYS = {"shapes", "types", "args", "batch", "passes", "ids"}
+    KEYS = {"shapes", "types", "args", "batch", "passes", "ids", "metrics"}
 
     def __init__(self, entry, where):
         unknown = set(entry) - self.KEYS
@@ -61,6 +61,7 @@ class Group:
         self.batch = int(entry.get("batch", 1))
         self.passes = bool(entry.get("passes", False))
         self.ids = list(entry.get("ids", []))
+        self.metrics = list(entry.get("metrics", []))  # Nsight Compute's names; [] the default
         if self.batch < 1:
             raise FactsError(f"{where}: batch must be at least 1")
         for arg in self.args:
