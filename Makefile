@@ -65,7 +65,8 @@ help:
 	@echo "  make bankmap       build ./bankmap, the shared-memory bank model (no GPU needed)"
 	@echo "  make step08_patterns  build ./step08_patterns, step 08's read and write patterns timed apart"
 	@echo "  make step07-latency   build ./step07-latency, the latency of one load (step 07's lab)"
-	@echo "  make bench [SIZES=...]  run every step over a size sweep into plots/data/bench.csv"
+	@echo "  make bench [SIZES=...] [BENCH_ARGS=...]  run every step's sweep (its step.toml) into"
+	@echo "                     plots/data/bench.csv (BENCH_ARGS: plots/bench.py's options)"
 	@echo "  make plots         redraw the figures and the README/lesson tables from plots/data"
 	@echo "  make docs          build the Doxygen site into $(BUILD)/docs/html"
 	@echo "  make grade SUBMISSION=dir [EXERCISES=01_rectangular,...] [OUT=dir] [HIDDEN=dir]"
@@ -130,7 +131,7 @@ profile: $(if $(STEP),step$(PROFILE_NN),)
 	python3 scripts/profile.py $(PROFILE_NN) $(if $(SHAPES),--shapes $(SHAPES)) $(if $(IDS),--ids $(IDS))
 
 bench: all labs
-	python3 plots/bench.py --build $(BUILD) $(if $(SIZES),--sizes $(SIZES))
+	python3 plots/bench.py --build $(BUILD) $(if $(SIZES),--sizes $(SIZES)) $(BENCH_ARGS)
 
 plots:
 	python3 plots/make_plots.py
