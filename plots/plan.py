@@ -35,7 +35,7 @@ class Problem:
     """One problem of the sweep: a binary (step01, step07-lab, bench_ex01_solution, pytorch)
     with its arguments. It runs --runs times."""
 
-    def __init__(self, binary, argv, shape=(8192, 8192), type_=DEFAULT_TYPE, batch=1,
+    def __init__(self, binary, argv, shape=(0, 0), type_=DEFAULT_TYPE, batch=1,
                  source=None, elem_bytes=4, kernels=DEFAULT_KERNELS, peers=None):
         self.binary, self.argv, self.source, self.peers = binary, list(argv), source, peers
         self.rows, self.cols = shape
