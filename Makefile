@@ -127,8 +127,10 @@ sanitize:
 # STEP=5, 05 or 07-lab: the binary is step05 (step07-lab).
 PROFILE_NN := $(shell echo "$(STEP)" | sed -E 's/^([0-9])($$|-)/0\1\2/')
 profile: $(if $(STEP),step$(PROFILE_NN),)
-	@test -n "$(STEP)" || { echo "usage: make profile STEP=NN [SHAPES=RxC,...] [IDS=id,...]" >&2; exit 2; }
-	python3 scripts/profile.py $(PROFILE_NN) $(if $(SHAPES),--shapes $(SHAPES)) $(if $(IDS),--ids $(IDS))
+	@test -n "$(STEP)" || { echo "usage: make profile STEP=NN [SHAPES=RxC,...] [IDS=id,...]" >&2; \
+	  exit 2; }
+	python3 scripts/profile.py $(PROFILE_NN) $(if $(SHAPES),--shapes $(SHAPES)) \
+	  $(if $(IDS),--ids $(IDS))
 
 bench: all labs
 	python3 plots/bench.py --build $(BUILD) $(if $(SIZES),--sizes $(SIZES)) $(BENCH_ARGS)

@@ -114,8 +114,8 @@ def self_test():
                '<p>@image html plots/figures/sizes_step03.png "every kernel"</p>\n'
                '<p>It runs at 67.0% and 64.1%: 4.1times the classic kernel, 0.3points '
                'behind, 16,352,822to write.</p>\n')
-    fine = ('<p id="top">8192x8192 float32, 2x faster, RTX 40xx, 1e9 bytes, 50MB L2, the 2nd run, 0xFF, 3.35 '
-            'TB/s, float4, sm_90, a 2D grid, 4.1 times.</p>\n<pre>@image in code</pre>\n'
+    fine = ('<p id="top">8192x8192 float32, 2x faster, RTX 40xx, 1e9 bytes, 50MB L2, the 2nd '
+            'run, 0xFF, 3.35 TB/s, float4, sm_90, a 2D grid, 4.1 times.</p>\n<pre>@image in code</pre>\n'
             '<div class="fragment"><div class="line">\\ref x 4.1times</div></div>\n'
             '<p><code>@section kept</code> and after the fragment.</p>\n')
     failed = []

@@ -58,7 +58,8 @@ def parse_attrs(text, forms=()):
     if tokens and tokens[0][1] is None and forms:
         form = tokens.pop(0)[0]
         if form not in forms:
-            raise MarkerError(f"unknown form '{form}' (num, {', '.join('num ' + f for f in forms)})")
+            known = ", ".join("num " + f for f in forms)
+            raise MarkerError(f"unknown form '{form}' (num, {known})")
     attrs = {}
     for key, value in tokens:
         if value is None:

@@ -131,7 +131,8 @@ def latency_rows(data):
 def dram_latency(data):
     """The latency Little's law uses: the in-page walk over the largest footprint, at least
     four times the L2 (every load misses the caches, few miss the TLBs). None if not measured."""
-    rows = [r for r in latency_rows(data) if r["pattern"] == IN_PAGE and r["footprint"] >= 4 * r["l2"]]
+    rows = [r for r in latency_rows(data)
+            if r["pattern"] == IN_PAGE and r["footprint"] >= 4 * r["l2"]]
     return max(rows, key=lambda r: r["footprint"]) if rows else None
 
 
