@@ -24,7 +24,7 @@ struct Place {
 // each 32-byte sector; with 2, the two lanes of a column (groups 2m and 2m + 1) write 32
 // contiguous bytes together. Those are one whole sector only when every output row starts on a
 // sector (rows % 8 == 0); with rows = 4 (mod 8), which the float4 path accepts, odd output rows
-// start 16 bytes into a sector and their pairs straddle two sectors (sweep.txt measures one).
+// start 16 bytes into a sector and their pairs straddle two sectors (lab.toml measures one).
 template <int LANES>
 __host__ __device__ constexpr Place place(int t) {
   const int lane = t % 32, warp = t / 32;

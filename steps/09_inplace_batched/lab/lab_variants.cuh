@@ -54,8 +54,9 @@ inline std::string shape(int a, int b) { return std::to_string(a) + "x" + std::t
 
 /// One variant; Lesson: the lesson's own kernel, otherwise sector_pairs.cuh's.
 template <int TILE, int ROWS, bool Sectors = false, int G = 1, bool Lesson = false>
-course::Variant pairs(const std::string& what) {
-  course::Variant v{"tile pairs " + shape(TILE, TILE) + ", " + what, shape(TILE, ROWS),
+course::Variant pairs(const std::string& id, const std::string& what) {
+  course::Variant v{"pairs-" + shape(TILE, TILE) + id,
+                    "tile pairs " + shape(TILE, TILE) + ", " + what, shape(TILE, ROWS),
                     shape(TILE, TILE),
                     [](const course::Problem& p, const void*, void* out, cudaStream_t s) {
                       float* const m = static_cast<float*>(out);
@@ -73,7 +74,8 @@ course::Variant pairs(const std::string& what) {
 
 /// The lesson's 64 x 64 pairs with their loads staged in registers (register_pairs.cuh).
 inline course::Variant through_registers() {
-  course::Variant v{"tile pairs 64x64, through registers", "64x8", "64x64",
+  course::Variant v{"pairs-64x64-registers", "tile pairs 64x64, through registers", "64x8",
+                    "64x64",
                     [](const course::Problem& p, const void*, void* out, cudaStream_t s) {
                       return transpose_inplace_registers<float, 64, 8>(static_cast<float*>(out),
                                                                        p.rows, p.cols, p.batch, s);
@@ -88,12 +90,12 @@ inline course::Variant through_registers() {
 inline std::vector<course::Variant> variants() {
   using detail::pairs;
   using detail::through_registers;
-  return {pairs<32, 8, false, 1, true>("32x8 threads"),
-          pairs<64, 8, false, 1, true>("64x8 threads"),
-          pairs<32, 4, false, 1, true>("32x4 threads"),
-          pairs<64, 16, false, 1, true>("64x16 threads"),
-          pairs<64, 8, true, 1>("warps on sectors"),
-          pairs<64, 8, false, 2>("2x2 pairs per block"),
+  return {pairs<32, 8, false, 1, true>("", "32x8 threads"),
+          pairs<64, 8, false, 1, true>("", "64x8 threads"),
+          pairs<32, 4, false, 1, true>("-32x4", "32x4 threads"),
+          pairs<64, 16, false, 1, true>("-64x16", "64x16 threads"),
+          pairs<64, 8, true, 1>("-sectors", "warps on sectors"),
+          pairs<64, 8, false, 2>("-2x2", "2x2 pairs per block"),
           through_registers()};
 }
 
@@ -107,7 +109,7 @@ inline std::vector<course::Variant> rect_variants(
   auto plan = std::make_shared<step09::RectPlan>();
   const bool f64 = type == course::ElemType::f64;
   course::Variant direct{
-      "rectangle, reflections in place", "32x8", "-",
+      "rect-direct", "rectangle, reflections in place", "32x8", "-",
       [plan, f64](const course::Problem& p, const void*, void* out, cudaStream_t s) {
         return f64 ? transpose_rect_direct<double>(static_cast<double*>(out), p.rows, p.cols,
                                                    *plan, s)

@@ -339,7 +339,7 @@ cudaError_t transpose_three_pass(T* a, i64 rows, i64 cols, ThreePassPlan& plan,
 inline course::Variant three_pass_variant(course::ElemType type,
                                           std::shared_ptr<ThreePassPlan> plan) {
   const bool f64 = type == course::ElemType::f64;
-  course::Variant v{"rectangle, three passes", "-", "-",
+  course::Variant v{"rect-three-pass", "rectangle, three passes", "-", "-",
                     [plan, f64](const course::Problem& p, const void*, void* out, cudaStream_t s) {
                       return f64 ? transpose_three_pass<double>(static_cast<double*>(out), p.rows,
                                                                 p.cols, *plan, s)
