@@ -279,6 +279,9 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
     CUDA_CHECK(cudaMemcpy(in.get(), h_in.get(), in_bytes, cudaMemcpyHostToDevice));
   }
   CUDA_CHECK(cudaMemset(scratch.get(), 0, sizeof(float)));
+  // A copy from pageable memory may return before it lands, and the streams below do not wait
+  // for the default stream.
+  CUDA_CHECK(cudaDeviceSynchronize());
   const Context ctx{at, me, team.comm(), in.get(), out.as<char>() + kGuard, send.get(),
                     recv.get(), out.get(), kGuard, scratch.as<float>()};
   std::unique_ptr<std::uint8_t[]> h_out;

@@ -89,6 +89,7 @@ inline std::string open_peer_outputs(const Context& c, PeerOutputs* peers) {
   }
   peers->table = course::DeviceBuffer(G * sizeof(void*));
   CUDA_CHECK(cudaMemcpy(peers->table.get(), outs.data(), G * sizeof(void*), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaDeviceSynchronize());  // landed before a kernel on another stream reads it
   return why;
 }
 
