@@ -196,31 +196,29 @@ void Team::spawn(const ncclUniqueId& id) {
     ++children_->running;
   }
   // Watch the copies: one that fails may leave this process waiting for it inside NCCL forever.
+  // Each by its own pid (never waitpid(-1): a library's own child is not ours to reap).
   std::thread([c = children_, name = binary_] {
     while (c->running > 0) {
-      int status = 0;
-      const pid_t pid = waitpid(-1, &status, 0);
-      if (pid < 0) {
-        if (errno == EINTR) continue;
-        return;
-      }
-      std::size_t i = 0;
-      {
-        std::lock_guard<std::mutex> hold(c->lock);
-        while (i < c->pids.size() && c->pids[i] != pid) ++i;
-        if (i == c->pids.size()) continue;
-        c->codes[i] = WIFEXITED(status) ? WEXITSTATUS(status) : kFailedCopy + course::kExitCudaError;
-      }
-      --c->running;
-      const bool normal = WIFEXITED(status) && WEXITSTATUS(status) < kFailedCopy;
-      if (!normal && !c->stopping.exchange(true)) {
-        std::fprintf(stderr, "%s: the process of GPU %zu stopped (%s %d) before the end: "
-                     "stopping the others\n", name.c_str(), i + 1,
-                     WIFEXITED(status) ? "exit" : "signal",
-                     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-        for (pid_t p : c->pids) kill(p, SIGKILL);
-        const int code = WIFEXITED(status) ? WEXITSTATUS(status) - kFailedCopy : 0;
-        _exit(code > 0 && code < kFailedCopy ? code : course::kExitCudaError);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      for (std::size_t i = 0; i < c->pids.size(); ++i) {
+        int status = 0;
+        {
+          std::lock_guard<std::mutex> hold(c->lock);
+          if (c->codes[i] >= 0 || waitpid(c->pids[i], &status, WNOHANG) != c->pids[i]) continue;
+          c->codes[i] =
+              WIFEXITED(status) ? WEXITSTATUS(status) : kFailedCopy + course::kExitCudaError;
+        }
+        --c->running;
+        const bool normal = WIFEXITED(status) && WEXITSTATUS(status) < kFailedCopy;
+        if (!normal && !c->stopping.exchange(true)) {
+          std::fprintf(stderr, "%s: the process of GPU %zu stopped (%s %d) before the end: "
+                       "stopping the others\n", name.c_str(), i + 1,
+                       WIFEXITED(status) ? "exit" : "signal",
+                       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+          for (pid_t p : c->pids) kill(p, SIGKILL);
+          const int code = WIFEXITED(status) ? WEXITSTATUS(status) - kFailedCopy : 0;
+          _exit(code > 0 && code < kFailedCopy ? code : course::kExitCudaError);
+        }
       }
     }
   }).detach();
