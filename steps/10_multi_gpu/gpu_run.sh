@@ -72,24 +72,22 @@ part build 300 cmake --build "$BUILD" -j16 --target step10 step10_test step10-la
   step10-lab_test step08
 
 # -- correctness ----------------------------------------------------------------------------------
-# memcheck with one GPU, in the background while the tests run: the simulated G-GPU passes, the
-# pipeline on one GPU, the peer kernel, and the binary itself with G = 1 (NCCL included).
-(
-  export CUDA_VISIBLE_DEVICES=0
-  rc=0
-  for run in \
-    "$BIN/step10_test --gtest_filter=Step10Simulated.EveryElementType*:Step10Simulated.ManyChunks*:Step10OneGpu.*" \
-    "$BIN/step10-lab_test --gtest_filter=Step10LabPeer.EveryElementType" \
-    "$BIN/step10 --rows 1000 --cols 999 --reps 1 --warmup 0" \
-    "$BIN/step10-lab --type i8 --rows 333 --cols 1001 --reps 1 --warmup 0"; do
-    echo "== compute-sanitizer --tool memcheck $run"
-    # shellcheck disable=SC2086
-    timeout 200 compute-sanitizer --tool memcheck --error-exitcode 99 --print-limit 20 $run ||
-      rc=1
-  done
-  exit $rc
-) >"$OUT/memcheck.tmp" 2>&1 &
-memcheck_pid=$!
+# memcheck with one GPU, in the background while the tests run, each run its own job: the
+# simulated G-GPU passes, the pipeline on one GPU, the peer kernel, and the binaries themselves
+# with G = 1 (NCCL included).
+MEMCHECK_RUNS=(
+  "$BIN/step10_test --gtest_filter=Step10Simulated.ManyChunks*:Step10OneGpu.*"
+  "$BIN/step10-lab_test --gtest_filter=Step10LabPeer.EveryElementType"
+  "$BIN/step10 --rows 1000 --cols 999 --reps 1 --warmup 0"
+  "$BIN/step10-lab --type i8 --rows 333 --cols 1001 --reps 1 --warmup 0"
+)
+memcheck_pids=()
+for i in "${!MEMCHECK_RUNS[@]}"; do
+  # shellcheck disable=SC2086
+  CUDA_VISIBLE_DEVICES=0 timeout -k 10 170 compute-sanitizer --tool memcheck --error-exitcode 99 \
+    --print-limit 20 ${MEMCHECK_RUNS[$i]} >"$OUT/memcheck.$i.tmp" 2>&1 &
+  memcheck_pids+=($!)
+done
 t_memcheck=$(date +%s)
 
 part tests 300 ctest --test-dir "$BUILD" -R '^step10' -j3 --output-on-failure --timeout 280
@@ -98,13 +96,17 @@ part 'past 2^31 (mpirun, lab)' 150 "${MPIRUN[@]}" "$BIN/step10-lab" --rows 46341
 part 'past 2^31 (i8, odd)' 100 "$BIN/step10" --gpus 2 --type i8 --rows 65537 --cols 32771 \
   --reps 3 --warmup 1
 
-wait $memcheck_pid
-rc=$?
-cat "$OUT/memcheck.tmp" >>"$LOG"
-rm -f "$OUT/memcheck.tmp"
-if [ $rc -eq 0 ]; then STATUS+=("memcheck (1 GPU)|ok|$(($(date +%s) - t_memcheck))"); else
-  STATUS+=("memcheck (1 GPU)|FAIL (exit $rc)|$(($(date +%s) - t_memcheck))"); failed=1; fi
-say "   memcheck: exit $rc"
+for i in "${!MEMCHECK_RUNS[@]}"; do
+  wait "${memcheck_pids[$i]}"
+  rc=$?
+  { echo "== compute-sanitizer --tool memcheck ${MEMCHECK_RUNS[$i]}: exit $rc"
+    cat "$OUT/memcheck.$i.tmp"; } >>"$LOG"
+  rm -f "$OUT/memcheck.$i.tmp"
+  name="memcheck (1 GPU): ${MEMCHECK_RUNS[$i]#"$BIN"/}"
+  if [ $rc -eq 0 ]; then STATUS+=("$name|ok|$(($(date +%s) - t_memcheck))"); else
+    STATUS+=("$name|FAIL (exit $rc)|$(($(date +%s) - t_memcheck))"); failed=1; fi
+  say "   ${name}: exit $rc"
+done
 
 # -- benchmark ------------------------------------------------------------------------------------
 # Every point runs 3 times as separate processes, round by round (every point's first run, then
@@ -161,7 +163,7 @@ done
 {
   echo
   echo "================ summary ($(elapsed) s) ================"
-  printf '%-40s %-24s %s\n' part status seconds
+  printf '%-60s %-24s %s\n' part status seconds
   bench_ok=0
   for s in "${STATUS[@]}"; do
     IFS='|' read -r name st sec <<<"$s"
@@ -169,7 +171,7 @@ done
     if [ "${name#bench run}" != "$name" ] || [ "${name#chunks }" != "$name" ]; then
       [ "$st" = ok ] && { bench_ok=$((bench_ok + 1)); continue; }
     fi
-    printf '%-40s %-24s %s\n' "${name:0:40}" "$st" "$sec"
+    printf '%-60s %-24s %s\n' "${name:0:60}" "$st" "$sec"
   done
   echo "benchmark runs that passed: $bench_ok"
   for s in "${skipped[@]}"; do echo "skipped (time): $s"; done
