@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Step 10 on one machine with 2 GPUs, in one command of about 8 minutes: build, tests, the runs on
-# awkward shapes (alone and under mpirun) and past 2^31 elements, memcheck with one GPU, then the
-# benchmark (3 separate runs of every point, the first verified) and the PyTorch peer.
+# Step 10 on one machine with 2 GPUs (GPUS=4: 4), in one command of about 8 minutes: build,
+# tests, the runs on awkward shapes (alone and under mpirun) and past 2^31 elements, memcheck
+# with one GPU, then the benchmark (3 separate runs of every point, the first verified) and the
+# PyTorch peer.
 #
 #   NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 #     OUT=/some/folder bash steps/10_multi_gpu/gpu_run.sh
 #
 # Writes to OUT (default BUILD/out):
-#   step10.csv         every measured row, in bench.csv's columns: step10 and step10-lab on 2 GPUs,
-#                      step10 --gpus 1 and step08 on the same shape (G = 1), pytorch-nccl
+#   step10.csv         every measured row, in bench.csv's columns: step10 and step10-lab on
+#                      GPUS GPUs, step10 --gpus 1 and step08 on one shape (G = 1), pytorch-nccl
 #   step10-chunks.csv  step10 on 32768 x 32768 with 4 to 64 chunks per GPU (the lab's study)
 #   step10.log         what every command printed, then the summary (also printed last)
 # A part that fails is reported and the others still run; the exit code is 1 if any failed.
@@ -21,6 +22,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 BUILD=${BUILD:-build-step10}
 OUT=${OUT:-$BUILD/out}
 BUDGET=${BUDGET:-500}
+GPUS=${GPUS:-2}
 mkdir -p "$OUT"
 LOG=$OUT/step10.log
 CSV=$OUT/step10.csv
@@ -53,7 +55,7 @@ part() {
 }
 
 BIN=$BUILD/bin
-MPIRUN=(mpirun -np 2 --bind-to none)
+MPIRUN=(mpirun -np "$GPUS" --bind-to none)
 
 # -- what the machine is ------------------------------------------------------------------------
 {
@@ -91,9 +93,16 @@ done
 t_memcheck=$(date +%s)
 
 part tests 300 ctest --test-dir "$BUILD" -R '^step10' -j3 --output-on-failure --timeout 280
+if [ "$GPUS" != 2 ]; then
+  for launch in alone mpirun; do
+    part "awkward shapes on $GPUS GPUs ($launch)" 200 cmake -DEXE="$BIN/step10-lab" \
+      -DLAUNCH=$launch -DMPIEXEC="$(command -v mpirun)" -DGPUS="$GPUS" \
+      -P steps/10_multi_gpu/run_gpus.cmake
+  done
+fi
 part 'past 2^31 (mpirun, lab)' 150 "${MPIRUN[@]}" "$BIN/step10-lab" --rows 46341 --cols 46341 \
   --reps 3 --warmup 1
-part 'past 2^31 (i8, odd)' 100 "$BIN/step10" --gpus 2 --type i8 --rows 65537 --cols 32771 \
+part 'past 2^31 (i8, odd)' 100 "$BIN/step10" --gpus "$GPUS" --type i8 --rows 65537 --cols 32771 \
   --reps 3 --warmup 1
 
 for i in "${!MEMCHECK_RUNS[@]}"; do
@@ -113,22 +122,22 @@ done
 # every point's second...), the first run verified. "estimate|command" per point.
 BIG="--reps 20 --warmup 3"
 POINTS=(
-  "6|$BIN/step10 --gpus 2 --rows 32768 --cols 32768 $BIG"
-  "6|$BIN/step10-lab --gpus 2 --rows 32768 --cols 32768 $BIG"
-  "6|$BIN/step10 --gpus 2 --rows 65536 --cols 16384 $BIG"
-  "6|$BIN/step10-lab --gpus 2 --rows 65536 --cols 16384 $BIG"
-  "6|$BIN/step10 --gpus 2 --type i8 --rows 65536 --cols 65536 $BIG"
-  "6|$BIN/step10-lab --gpus 2 --type i8 --rows 65536 --cols 65536 $BIG"
-  "6|$BIN/step10 --gpus 2 --type f64 --rows 32768 --cols 16384 $BIG"
-  "6|$BIN/step10-lab --gpus 2 --type f64 --rows 32768 --cols 16384 $BIG"
+  "6|$BIN/step10 --gpus $GPUS --rows 32768 --cols 32768 $BIG"
+  "6|$BIN/step10-lab --gpus $GPUS --rows 32768 --cols 32768 $BIG"
+  "6|$BIN/step10 --gpus $GPUS --rows 65536 --cols 16384 $BIG"
+  "6|$BIN/step10-lab --gpus $GPUS --rows 65536 --cols 16384 $BIG"
+  "6|$BIN/step10 --gpus $GPUS --type i8 --rows 65536 --cols 65536 $BIG"
+  "6|$BIN/step10-lab --gpus $GPUS --type i8 --rows 65536 --cols 65536 $BIG"
+  "6|$BIN/step10 --gpus $GPUS --type f64 --rows 32768 --cols 16384 $BIG"
+  "6|$BIN/step10-lab --gpus $GPUS --type f64 --rows 32768 --cols 16384 $BIG"
   "5|$BIN/step10 --gpus 1 --rows 32768 --cols 32768 $BIG"
   "4|$BIN/step08 --rows 32768 --cols 32768 --only auto $BIG"
-  "35|python3 steps/10_multi_gpu/peers_pytorch.py --gpus 2"
-  "3|$BIN/step10 --gpus 2 --rows 8192 --cols 8192"
-  "3|$BIN/step10-lab --gpus 2 --rows 8192 --cols 8192"
-  "4|$BIN/step10-lab --gpus 2 --rows 16384 --cols 16384"
-  "6|$BIN/step10-lab --gpus 2 --rows 16384 --cols 65536 $BIG"
-  "10|$BIN/step10-lab --gpus 2 --rows 46341 --cols 46341 $BIG"
+  "35|python3 steps/10_multi_gpu/peers_pytorch.py --gpus $GPUS"
+  "3|$BIN/step10 --gpus $GPUS --rows 8192 --cols 8192"
+  "3|$BIN/step10-lab --gpus $GPUS --rows 8192 --cols 8192"
+  "4|$BIN/step10-lab --gpus $GPUS --rows 16384 --cols 16384"
+  "6|$BIN/step10-lab --gpus $GPUS --rows 16384 --cols 65536 $BIG"
+  "10|$BIN/step10-lab --gpus $GPUS --rows 46341 --cols 46341 $BIG"
 )
 skipped=()
 for round in 1 2 3; do
@@ -149,7 +158,7 @@ done
 # The lab's chunk study, with what time is left: 3 runs of each chunk count, on its own CSV.
 for round in 1 2 3; do
   for k in 4 8 32 64; do
-    cmd="$BIN/step10 --gpus 2 --rows 32768 --cols 32768 --chunks $k $BIG --no-verify"
+    cmd="$BIN/step10 --gpus $GPUS --rows 32768 --cols 32768 --chunks $k $BIG --no-verify"
     if [ "$(left)" -lt 25 ]; then
       skipped+=("chunks run $round: --chunks $k")
       continue
@@ -175,7 +184,7 @@ done
   done
   echo "benchmark runs that passed: $bench_ok"
   for s in "${skipped[@]}"; do echo "skipped (time): $s"; done
-  python3 - "$CSV" "$CHUNKS_CSV" <<'EOF'
+  python3 - "$CSV" "$CHUNKS_CSV" "$GPUS" <<'EOF'
 import csv, statistics, sys
 def read(path):
     try:
@@ -188,6 +197,7 @@ def read(path):
         by.setdefault(key, []).append(r)
     return by
 by, chunk_study = read(sys.argv[1]), read(sys.argv[2])
+ON = ", %s GPUs" % sys.argv[3]
 def med(step, kernel, t, R, C, tile=None):
     runs = [r for k, v in by.items() if k[0] == step and k[1].startswith(kernel) and k[3] == t
             and k[4] == R and k[5] == C and (tile is None or k[2] == tile) for r in v]
@@ -197,27 +207,27 @@ def med(step, kernel, t, R, C, tile=None):
 shapes = sorted({(k[3], k[4], k[5]) for k in by if k[0] in ("step10", "step10-lab")},
                 key=lambda s: (s[0], s[1] * s[2]))
 print()
-print("2 GPUs: medians over runs (runs); % of NCCL's all-to-all of the same run")
+print("%s GPUs: medians over runs (runs); %% of NCCL's all-to-all of the same run" % sys.argv[3])
 print("%-5s %-12s %9s %8s %8s %8s %8s %8s %9s" % ("type", "shape", "a2a ms", "plain", "overl",
       "peer", "lesson", "torch", "x torch"))
 for t, R, C in shapes:
     def pct(step, kernel):
-        a, _, _ = med(step, "copy: NCCL all-to-all, 2 GPUs", t, R, C)
+        a, _, _ = med(step, "copy: NCCL all-to-all" + ON, t, R, C)
         m, n, bad = med(step, kernel, t, R, C)
         if a is None or m is None:
             return "-", m
         return ("%.1f%s(%d)" % (100 * a / m, "!" if bad else "", n)), m
-    a, n, _ = med("step10-lab", "copy: NCCL all-to-all, 2 GPUs", t, R, C)
+    a, n, _ = med("step10-lab", "copy: NCCL all-to-all" + ON, t, R, C)
     if a is None:
-        a, n, _ = med("step10", "copy: NCCL all-to-all, 2 GPUs", t, R, C)
-    plain, _ = pct("step10-lab", "plain order, 2 GPUs")
-    over, _ = pct("step10-lab", "overlapped, 2 GPUs")
-    peer, _ = pct("step10-lab", "peer writes, 2 GPUs")
-    lesson, lesson_ms = pct("step10", "overlapped, 2 GPUs")
-    ta, _, _ = med("pytorch-nccl", "copy: all_to_all_single, 2 GPUs", t, R, C)
+        a, n, _ = med("step10", "copy: NCCL all-to-all" + ON, t, R, C)
+    plain, _ = pct("step10-lab", "plain order" + ON)
+    over, _ = pct("step10-lab", "overlapped" + ON)
+    peer, _ = pct("step10-lab", "peer writes" + ON)
+    lesson, lesson_ms = pct("step10", "overlapped" + ON)
+    ta, _, _ = med("pytorch-nccl", "copy: all_to_all_single" + ON, t, R, C)
     tm, tn, tbad = med("pytorch-nccl", "split, all_to_all_single", t, R, C)
     torch_pct = "%.1f%s(%d)" % (100 * ta / tm, "!" if tbad else "", tn) if tm else "-"
-    ours = lesson_ms or med("step10-lab", "overlapped, 2 GPUs", t, R, C)[0]
+    ours = lesson_ms or med("step10-lab", "overlapped" + ON, t, R, C)[0]
     speed = "%.2fx" % (tm / ours) if tm and ours else "-"
     print("%-5s %-12s %9s %8s %8s %8s %8s %8s %9s" % (t, "%dx%d" % (R, C),
           "%.3f(%d)" % (a, n) if a else "-", plain, over, peer, lesson, torch_pct, speed))
@@ -229,7 +239,7 @@ if g1 and s8:
 chunk_rows = {}
 for source in (by, chunk_study):
     for k, v in source.items():
-        if k[0] == "step10" and k[1] == "overlapped, 2 GPUs" and k[3:] == ("f32", 32768, 32768):
+        if k[0] == "step10" and k[1] == "overlapped" + ON and k[3:] == ("f32", 32768, 32768):
             ms = statistics.median(float(r["median_ms"]) for r in v)
             a = statistics.median(float(r["median_ms"]) for kk, vv in source.items()
                                   if kk[0] == "step10" and kk[1].startswith("copy:")
