@@ -34,15 +34,13 @@ else
   CONFIGURED := configure
 endif
 
-# ctest, then one line: how many GPU tests ran and were skipped and why, and the same for the
-# CPU tests (docs and plots skip without Doxygen or matplotlib). The exit code is ctest's.
-JUNIT = $(abspath $(BUILD))/Testing/results.xml
+# ctest, its list of the tests that did not run condensed into one last line: how many GPU tests
+# ran and were skipped and why, and the same for the CPU tests (docs and plots skip without
+# Doxygen or matplotlib). The exit code is ctest's.
 define run_ctest
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --output-junit $(JUNIT) $(1); rc=$$?; \
-	  cd $(CURDIR); if command -v python3 >/dev/null; then \
-	    python3 scripts/test_summary.py $(BUILD) $(JUNIT); \
-	  else echo "(python3 is needed for the line that counts the GPU tests run and skipped)"; fi; \
-	  exit $$rc
+	@if command -v python3 >/dev/null; then \
+	  python3 scripts/test_summary.py --run $(BUILD) -- --output-on-failure -j $(JOBS) $(1); \
+	else cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(1); fi
 endef
 
 .PHONY: help configure all labs test test-labs test-cpu test-gpu sanitize profile bench plots \
@@ -62,11 +60,13 @@ help:
 	@echo "  make test-labs     build the labs and run their tests"
 	@echo "  make sanitize      run the GPU tests under compute-sanitizer (memcheck, racecheck,"
 	@echo "                     synccheck, initcheck), JOBS of them at a time"
-	@echo "  make profile STEP=NN  Nsight Compute counters of step NN (DRAM bytes, sectors, bank conflicts)"
+	@echo "  make profile STEP=NN [SHAPES=RxC,...] [IDS=id,...]  Nsight Compute counters of step NN"
+	@echo "                     (or NN-lab), what its step.toml's [[profile]] says, into plots/data"
 	@echo "  make bankmap       build ./bankmap, the shared-memory bank model (no GPU needed)"
 	@echo "  make step08_patterns  build ./step08_patterns, step 08's read and write patterns timed apart"
 	@echo "  make step07-latency   build ./step07-latency, the latency of one load (step 07's lab)"
-	@echo "  make bench [SIZES=...]  run every step over a size sweep into plots/data/bench.csv"
+	@echo "  make bench [SIZES=...] [BENCH_ARGS=...]  run every step's sweep (its step.toml) into"
+	@echo "                     plots/data/bench.csv (BENCH_ARGS: plots/bench.py's options)"
 	@echo "  make plots         redraw the figures and the README/lesson tables from plots/data"
 	@echo "  make docs          build the Doxygen site into $(BUILD)/docs/html"
 	@echo "  make grade SUBMISSION=dir [EXERCISES=01_rectangular,...] [OUT=dir] [HIDDEN=dir]"
@@ -74,7 +74,7 @@ help:
 	@echo "  make grader-selftest  every case of the grader's self-test (make test runs a quick subset)"
 	@echo "  make deps          install the optional tools: matplotlib, Doxygen (Debian/Ubuntu, pip);"
 	@echo "                     says where to get Nsight Compute and compute-sanitizer if missing"
-	@echo "  make clean         remove the build folder and the copied binaries"
+	@echo "  make clean         remove the build folders (also the grader's) and the copied binaries"
 	@echo "Variables: ARCH=90 (GPU architecture, for this command only; default: the visible GPU,"
 	@echo "           else 90), BUILD=build (build folder), JOBS=N (parallel jobs, default: cores)"
 
@@ -117,15 +117,21 @@ test-cpu: all
 test-gpu: all
 	$(call run_ctest,-L gpu -LE "large|lab")
 
-sanitize: all labs
+# The tools are looked for first: without compute-sanitizer (or a GPU) there is nothing to build
+# the labs for.
+sanitize:
+	@bash scripts/sanitize.sh --check-tools
+	@$(MAKE) --no-print-directory all labs
 	JOBS=$(JOBS) bash scripts/sanitize.sh $(BUILD)
 
-profile: $(if $(STEP),step$(STEP),)
-	@test -n "$(STEP)" || { echo "usage: make profile STEP=NN" >&2; exit 2; }
-	bash scripts/profile.sh $(STEP)
+# STEP=5, 05 or 07-lab: the binary is step05 (step07-lab).
+PROFILE_NN := $(shell echo "$(STEP)" | sed -E 's/^([0-9])($$|-)/0\1\2/')
+profile: $(if $(STEP),step$(PROFILE_NN),)
+	@test -n "$(STEP)" || { echo "usage: make profile STEP=NN [SHAPES=RxC,...] [IDS=id,...]" >&2; exit 2; }
+	python3 scripts/profile.py $(PROFILE_NN) $(if $(SHAPES),--shapes $(SHAPES)) $(if $(IDS),--ids $(IDS))
 
 bench: all labs
-	python3 plots/bench.py --build $(BUILD) $(if $(SIZES),--sizes $(SIZES))
+	python3 plots/bench.py --build $(BUILD) $(if $(SIZES),--sizes $(SIZES)) $(BENCH_ARGS)
 
 plots:
 	python3 plots/make_plots.py
@@ -149,4 +155,4 @@ deps:
 	bash scripts/deps.sh
 
 clean:
-	rm -rf $(BUILD) $(STEP_BINS) $(LAB_BINS) $(TOOL_BINS)
+	rm -rf $(BUILD) build-grade $(STEP_BINS) $(LAB_BINS) $(TOOL_BINS)

@@ -16,6 +16,21 @@
 
 namespace course {
 
+std::string Variant::id_from_name(const std::string& name) {
+  std::string id;
+  for (char c : name) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    const char lower = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    if (keep || lower != c) {
+      id += lower;
+    } else if (!id.empty() && id.back() != '-') {
+      id += '-';
+    }
+  }
+  while (!id.empty() && id.back() == '-') id.pop_back();
+  return id;
+}
+
 cudaError_t run_poisoned(const Variant& v, const Problem& p, const void* in, void* out,
                          std::size_t out_bytes, std::size_t offset) {
   CUDA_CHECK(cudaMemset(out, kPoisonByte, out_bytes));
@@ -93,13 +108,17 @@ int check_device(const StepInfo& step, const Options& opt) {
   return kExitOk;
 }
 
-// The step's kernels for these options, narrowed by --only. Building the list runs the step's
-// own checks of its options (step 09's --mode against the shape); nothing here touches the GPU.
+// The step's kernels for these options, narrowed by --only: the kernel with that id, else the
+// kernels whose name contains it. Building the list runs the step's own checks of its options
+// (step 09's --mode against the shape); nothing here touches the GPU.
 std::vector<Variant> select_variants(const StepInfo& step, const Options& opt,
                                      const VariantList& make_variants) {
-  std::vector<Variant> variants;
-  for (Variant& v : make_variants(opt)) {
-    if (opt.only.empty() || v.name.find(opt.only) != std::string::npos) {
+  std::vector<Variant> all = make_variants(opt), variants;
+  bool by_id = false;
+  for (const Variant& v : all) by_id = by_id || v.id == opt.only;
+  for (Variant& v : all) {
+    const bool named = by_id ? v.id == opt.only : v.name.find(opt.only) != std::string::npos;
+    if (opt.only.empty() || named) {
       variants.push_back(std::move(v));
     }
   }
@@ -112,7 +131,7 @@ std::vector<Variant> select_variants(const StepInfo& step, const Options& opt,
 // parse, --help, the arguments' checks (@p check, which throws UsageError, then
 // check_arguments), the device, @p body; the errors become exit codes with a one-line message.
 int run_frame(int argc, char** argv, const StepInfo& step, const ArgumentCheck& check,
-              const StepBody& body) {
+              const StepBody& body, const StepBody& list = nullptr) {
   try {
     const Options opt = parse_options(step, std::vector<std::string>(argv + 1, argv + argc));
     if (opt.help) {
@@ -120,6 +139,7 @@ int run_frame(int argc, char** argv, const StepInfo& step, const ArgumentCheck& 
       return kExitOk;
     }
     if (check) check(opt);
+    if (opt.list && list) return list(opt);
     check_arguments(opt);
     const int ready = check_device(step, opt);
     return ready != kExitOk ? ready : body(opt);
@@ -158,9 +178,10 @@ int run(const StepInfo& step, const Options& opt, std::vector<Variant> variants)
   CUDA_CHECK(cudaMemcpy(d_in.get(), h_in.get(), p.bytes(), cudaMemcpyHostToDevice));
   h_in.reset();
 
-  auto timed_row = [&](const std::string& kernel, const std::string& block,
-                       const std::string& tile, const std::function<void(cudaStream_t)>& fn) {
-    ResultRow row{kernel, block, tile};
+  auto timed_row = [&](const std::string& id, const std::string& kernel,
+                       const std::string& block, const std::string& tile,
+                       const std::function<void(cudaStream_t)>& fn) {
+    ResultRow row{id, kernel, block, tile};
     const Timing t = time_runs(fn, opt.warmup, opt.reps);
     row.median_ms = t.median_ms;
     row.min_ms = t.min_ms;
@@ -184,7 +205,7 @@ int run(const StepInfo& step, const Options& opt, std::vector<Variant> variants)
   // Poison, run once, compare; then time. In place, each timed run transposes the buffer again,
   // which is a valid transpose because in-place kernels take square matrices.
   auto measure = [&](const Variant& v) {
-    ResultRow row{v.name, v.block, v.tile};
+    ResultRow row{v.id, v.name, v.block, v.tile};
     if (run_poisoned(v, p, d_in.get(), d_out.get(), p.bytes(), 0) != cudaSuccess) {
       row.verified = "refused";
       return row;
@@ -202,10 +223,11 @@ int run(const StepInfo& step, const Options& opt, std::vector<Variant> variants)
   const std::size_t n = p.bytes();
   std::cerr << "timing the copy ceiling...\n";
   std::vector<ResultRow> refs;
-  refs.push_back(timed_row("copy: cudaMemcpy device to device", "-", "-", [&](cudaStream_t s) {
-    CUDA_CHECK(launch_memcpy(d_in.get(), d_out.get(), n, s));
-  }));
-  refs.push_back(timed_row("copy: float4 kernel", "256", "-", [&](cudaStream_t s) {
+  refs.push_back(timed_row("copy-memcpy", "copy: cudaMemcpy device to device", "-", "-",
+                           [&](cudaStream_t s) {
+                             CUDA_CHECK(launch_memcpy(d_in.get(), d_out.get(), n, s));
+                           }));
+  refs.push_back(timed_row("copy-float4", "copy: float4 kernel", "256", "-", [&](cudaStream_t s) {
     CUDA_CHECK(launch_copy_kernel(d_in.get(), d_out.get(), n, s));
   }));
   for (ResultRow& r : refs) r.verified = "-";
@@ -216,7 +238,8 @@ int run(const StepInfo& step, const Options& opt, std::vector<Variant> variants)
       p.cols <= 0x7FFFFFFF) {
     std::cerr << "timing cuBLAS geam...\n";
     CublasTranspose cublas;
-    const Variant geam{std::string("cuBLAS ") + (p.type == ElemType::f32 ? "Sgeam" : "Dgeam"),
+    const Variant geam{"cublas",
+                       std::string("cuBLAS ") + (p.type == ElemType::f32 ? "Sgeam" : "Dgeam"),
                        "-", "-", [&](const Problem& q, const void* in, void* out, cudaStream_t s) {
                          cublas.run(q, in, out, s);
                          return cudaGetLastError();
@@ -268,7 +291,20 @@ int run_step(int argc, char** argv, const StepInfo& step, const VariantList& mak
   return run_frame(
       argc, argv, step,
       [&](const Options& opt) { variants = select_variants(step, opt, make_variants); },
-      [&](const Options& opt) { return run(step, opt, std::move(variants)); });
+      [&](const Options& opt) { return run(step, opt, std::move(variants)); },
+      [&](const Options&) {
+        // --list: what bench.py and the plots' checks read, one fact a line, tab-separated:
+        // every element type of the course (its bytes; whether this binary takes it), then the
+        // kernels for these options.
+        for (ElemType t : all_elem_types()) {
+          bool takes = false;
+          for (ElemType s : step.types) takes = takes || s == t;
+          std::cout << "type\t" << elem_name(t) << '\t' << elem_size(t) << '\t'
+                    << (t == step.types.front() ? "default" : takes ? "yes" : "no") << '\n';
+        }
+        for (const Variant& v : variants) std::cout << "kernel\t" << v.id << '\t' << v.name << '\n';
+        return kExitOk;
+      });
 }
 
 }  // namespace course

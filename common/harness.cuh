@@ -20,6 +20,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "options.hpp"
@@ -35,11 +36,24 @@ using LaunchFn =
 
 /// One kernel of a step, as a row of its table.
 struct Variant {
-  std::string name;       ///< "naive, coalesced read"
+  std::string id;         ///< "read-32x8": stable, lower case; data and markers select by it
+  std::string name;       ///< "naive, coalesced read 32x8": what the table shows, free to change
   std::string block;      ///< "32x8"
   std::string tile;       ///< "32x32", or "-"
   LaunchFn launch;        ///< runs the kernel on a problem (see LaunchFn)
   bool in_place = false;  ///< launch(p, buf, buf): the output overwrites the input
+
+  /// A step's kernel: {id, name, block, tile, launch}.
+  Variant(std::string id_, std::string name_, std::string block_, std::string tile_, LaunchFn f)
+      : id(std::move(id_)), name(std::move(name_)), block(std::move(block_)),
+        tile(std::move(tile_)), launch(std::move(f)) {}
+  /// A kernel with no id of its own (an exercise's answer): its id is made from its name
+  /// (id_from_name).
+  Variant(std::string name_, std::string block_, std::string tile_, LaunchFn f)
+      : Variant(id_from_name(name_), name_, std::move(block_), std::move(tile_), std::move(f)) {}
+
+  /// "ex01::transpose" -> "ex01-transpose": lower case, every other run of characters a '-'.
+  static std::string id_from_name(const std::string& name);
 };
 
 /// Builds a step's kernels for the parsed options (most steps ignore the options). It runs before

@@ -108,6 +108,9 @@ Options parse_options(const StepInfo& step, const std::vector<std::string>& args
       if (o.csv.empty()) throw UsageError("--csv: missing file name");
     } else if (opt == "--only" && step.verifies_kernels) {
       o.only = take_value();
+    } else if (opt == "--list" && step.verifies_kernels) {
+      no_value();
+      o.list = true;
     } else if (opt == "--seed" && step.verifies_kernels) {
       o.seed = static_cast<std::uint64_t>(
           parse_count(opt, take_value(), 0, std::numeric_limits<std::int64_t>::max()));
@@ -165,7 +168,9 @@ std::string usage(const StepInfo& step) {
     << "  --warmup N      untimed runs before timing (default 5)\n"
     << "  --csv FILE      also append the results to FILE as CSV (header written if new)\n";
   if (step.verifies_kernels) {
-    s << "  --only TEXT     run only the kernels whose name contains TEXT\n"
+    s << "  --only TEXT     run only the kernel whose id is TEXT, or those whose name contains it\n"
+      << "  --list          print the element types (all, and which this binary takes) and\n"
+      << "                  the kernels for these options (id, name), and exit\n"
       << "  --seed N        seed of the input bit patterns (default: fresh each run)\n"
       << "  --no-verify     skip the bitwise check against the CPU reference\n";
   }

@@ -43,6 +43,7 @@ struct Options {
   std::string csv;         ///< append CSV rows here when not empty
   bool verify = true;      ///< --no-verify skips the CPU reference (timing only)
   bool help = false;       ///< --help was given: print usage() and exit 0
+  bool list = false;       ///< --list was given: print the types and kernels and exit 0
   std::string only;        ///< run only the kernels whose name contains this text
   std::uint64_t seed = 0;  ///< input pattern seed; fresh unless --seed was given
   bool seed_given = false; ///< --seed was given: `seed` holds it

@@ -32,8 +32,11 @@ bool parse_elem_type(const std::string& name, ElemType* out) {
 }
 
 const std::vector<ElemType>& all_elem_types() {
-  static const std::vector<ElemType> types = {ElemType::f32, ElemType::f64, ElemType::f16,
-                                              ElemType::bf16, ElemType::i8, ElemType::b128};
+  static const std::vector<ElemType> types = [] {
+    std::vector<ElemType> all;
+    for (const TypeInfo& i : kTypes) all.push_back(i.type);
+    return all;
+  }();
   return types;
 }
 

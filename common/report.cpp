@@ -72,7 +72,7 @@ void print_table(std::ostream& os, const Report& r) {
 }
 
 std::string csv_header() {
-  return "step,kernel,block,tile,type,rows,cols,batch,median_ms,min_ms,gbps,pct_copy,pct_peak,"
+  return "step,id,kernel,block,tile,type,rows,cols,batch,median_ms,min_ms,gbps,pct_copy,pct_peak,"
          "verified,device,driver,cuda,date";
 }
 
@@ -88,7 +88,8 @@ std::string quoted(const std::string& field) {
 std::string csv_rows(const Report& r) {
   std::ostringstream s;
   for (const ResultRow& row : r.rows) {
-    s << quoted(r.step) << ',' << quoted(row.kernel) << ',' << quoted(row.block) << ','
+    s << quoted(r.step) << ',' << quoted(row.id) << ',' << quoted(row.kernel) << ','
+      << quoted(row.block) << ','
       << quoted(row.tile) << ',' << elem_name(r.problem.type) << ',' << r.problem.rows << ','
       << r.problem.cols << ',' << r.problem.batch << ',' << std::setprecision(6)
       << row.median_ms << ',' << row.min_ms << ',' << std::fixed << std::setprecision(1)

@@ -15,6 +15,7 @@ namespace course {
 
 /// One measured kernel (or reference) of a run.
 struct ResultRow {
+  std::string id;        ///< the kernel's stable id: "read-32x8", "copy-memcpy", "cublas"
   std::string kernel;    ///< "naive, coalesced read" or "copy: cudaMemcpy"
   std::string block;     ///< threads per block, "32x8"; "-" for references
   std::string tile;      ///< tile shape, "32x32"; "-" where there is none
@@ -48,7 +49,7 @@ std::string l2_note(double bytes_moved, std::int64_t l2_bytes);
 /// one) and one line per row.
 void print_table(std::ostream& os, const Report& report);
 
-/// The CSV header: step,kernel,block,tile,type,rows,cols,batch,median_ms,min_ms,gbps,pct_copy,
+/// The CSV header: step,id,kernel,block,tile,type,rows,cols,batch,median_ms,min_ms,gbps,pct_copy,
 /// pct_peak,verified,device,driver,cuda,date
 std::string csv_header();
 

@@ -4,7 +4,9 @@
 # 1. doxygen DOXYFILE: a warning fails it (the configuration says WARN_AS_ERROR =
 #    FAIL_ON_WARNINGS); the pages' links are rewritten for the site by docs/md_filter.py;
 # 2. docs/site.py HTML_DIR: writes the browsable copies of the files the pages link, then checks
-#    every link of every page; a broken link fails it.
+#    every link of every page; a broken link fails it;
+# 3. docs/check_html.py HTML_DIR: the pages' text holds no raw Doxygen command (@section,
+#    @image, \ref, ...) and no number glued to the next word; one fails it.
 # Exit 77, which CTest reports as a skip, where doxygen or python3 is not installed.
 for tool in doxygen python3; do
   if ! command -v $tool >/dev/null 2>&1; then
@@ -13,4 +15,5 @@ for tool in doxygen python3; do
   fi
 done
 doxygen "$1" || exit 1
-exec python3 "$(dirname "$0")/site.py" "$2"
+python3 "$(dirname "$0")/site.py" "$2" || exit 1
+exec python3 "$(dirname "$0")/check_html.py" "$2"

@@ -21,7 +21,9 @@ as they are. The site is flat, so this rewrites each link to where the site has 
 
 A link that leads nowhere is left as it is, so that the link check of the built site (site.py
 --check) names it. Code blocks and `code spans` are not touched, and no line is added or removed
-(doxygen's warnings keep their line numbers).
+(doxygen's warnings keep their line numbers): a link whose text runs over a line break is put
+on one line (the break moves after it), and the comments of a line (a num marker's tags) are
+dropped, keeping the value between them.
 """
 
 import os
@@ -107,13 +109,29 @@ HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
+# A link whose text runs over a line break, "[Step\n05](x.md)": doxygen turns it into a \\ref
+# whose quoted text the break cuts, and prints the rest of the paragraph, headings included, raw.
+BROKEN_TEXT = re.compile(r"\[([^\[\]`]*\n[^\[\]`]*)\](\([^()\s]+(?:\s+\"[^\"]*\")?\s*\))")
+# A comment on one line (a num marker's tags): doxygen drops the line break after one that ends a
+# line, which glues the number before it to the next word ("4.1times").
+COMMENT = re.compile(r"<!--.*?-->")
+
+
+def join_link_text(m):
+    """The link on one line, its line breaks (and their indentation) moved after it, so that no
+    line is added or removed."""
+    breaks = re.findall(r"\n[ \t]*", m.group(1))
+    return "[%s]%s%s" % (re.sub(r"\s*\n[ \t]*", " ", m.group(1)), m.group(2), "".join(breaks))
+
+
 def rewrite_links(text, page_dir, own_label):
-    """@p text (outside code blocks) with every link target rewritten; code spans untouched."""
+    """@p text (outside code blocks) with every link target rewritten, every link on one line
+    and the comments of a line dropped; code spans untouched."""
     parts = re.split(r"(`+[^`]*`+)", text)
     for i in range(0, len(parts), 2):  # the even parts are outside code spans
         parts[i] = LINK.sub(lambda m: "%s](%s%s)" % (
             m.group(1) or "", rewrite_url(m.group(2), page_dir, own_label, bool(m.group(1))),
-            m.group(3) or ""), parts[i])
+            m.group(3) or ""), BROKEN_TEXT.sub(join_link_text, COMMENT.sub("", parts[i])))
     return "".join(parts)
 
 
@@ -189,6 +207,12 @@ def self_test():
             "## Try it {#exercises_01_rectangular_x-try-it-1}\n")
     if text != want:
         failed.append(("a whole page", text, want))
+    text = filter_page(os.path.join(page, "x.md"),
+                       "A [Step\n  05](../../README.md) test, <!-- num a -->4.1<!-- /num -->\n"
+                       "times; `<!-- kept -->` [c](../../README.md).\n")
+    want = ("A [Step 05](@ref index)\n   test, 4.1\ntimes; `<!-- kept -->` [c](@ref index).\n")
+    if text != want:
+        failed.append(("a link over a line break, a number marker", text, want))
     for what, got, want in failed:
         print("md_filter: %r gave %r, wanted %r" % (what, got, want))
     print("md_filter: %s" % ("FAILED" if failed else "ok"))

@@ -4,14 +4,15 @@
     python3 docs/site.py HTML_DIR             write the copies, then check every link
     python3 docs/site.py HTML_DIR --check     check only
 
-1. A lesson links the files it talks about (transpose.cuh, main.cu, sweep.txt, bench.py, a
+1. A lesson links the files it talks about (transpose.cuh, main.cu, step.toml, bench.py, a
    folder); docs/md_filter.py pointed those links at src/<path>.html and src/<folder>/index.html.
    This writes those pages from the course's files: a file as numbered lines, one anchor per
    line ("#L12"), under a path whose folders lead to their listings and to the main page; a
    folder as a list of its files and folders, each a page of its own. A file that is not text
    is copied as it is, beside a page that links it.
-2. The check: every href and src of every page of HTML_DIR that stays inside the site must name
-   a file that exists, and an #anchor must be an id or name in that file. Each broken link is
+2. The check: every href and src of every page of HTML_DIR that is not on the web (http:,
+   https:, mailto:) or a script must name a file of the site that exists (a file: or other
+   scheme never does), and an #anchor must be an id or name in that file. Each broken link is
    printed with its page; the exit code is 1 when there is one.
 """
 
@@ -24,7 +25,9 @@ from html.parser import HTMLParser
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SKIP_DIRS = re.compile(r"^(build.*|\..*|__pycache__|node_modules)$")
-EXTERNAL = re.compile(r"^([a-z][a-z0-9+.-]*:|//)", re.I)  # http:, mailto:, javascript:, ...
+# The web, and Doxygen's own scripts (javascript:void(0)): not checked here.
+EXTERNAL = re.compile(r"^(https?:|mailto:|javascript:|//)", re.I)
+SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)  # any other (file:line, ...): broken
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
@@ -193,6 +196,9 @@ def check(html_dir):
     for page in html_files(html_dir):
         for link in parse(page, cache).links:
             if not link or EXTERNAL.match(link):
+                continue
+            if SCHEME.match(link):
+                broken.append((page, link, "not a page, a file or an anchor of the site"))
                 continue
             path, _, anchor = link.partition("#")
             path = path.split("?")[0]

@@ -2,12 +2,16 @@
 # Runs every GPU test under compute-sanitizer: memcheck, racecheck, synccheck and initcheck.
 # The tests use the awkward-shape list (at most about a million elements), so this stays quick.
 #   usage: scripts/sanitize.sh [build-dir]      (make sanitize)
+#          scripts/sanitize.sh --check-tools    only say whether compute-sanitizer and a GPU are
+#                                               here (make sanitize asks before it builds)
 # Each tool x test binary is one job, JOBS of them at a time (default: one per core; the
 # sanitizers spend most of their time on the CPU), each logging to its own file
 # build-dir/sanitize/<binary>.<tool>.log. Prints one summary line per tool and binary, in a fixed
 # order once all are done, and exits non-zero when any tool reports an error.
 # Environment: SANITIZE_TOOLS (default: the four above), JOBS.
 set -u
+check_only=0
+[ "${1:-}" = "--check-tools" ] && check_only=1 && shift
 build=${1:-build}
 tools=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
@@ -20,6 +24,7 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "sanitize: a CUDA device is needed to run the sanitizers" >&2
   exit 3
 fi
+[ $check_only -eq 1 ] && exit 0
 logs="$build/sanitize"
 mkdir -p "$logs"
 rm -f "$logs"/*.rc  # no verdict of an earlier run survives

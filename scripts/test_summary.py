@@ -4,6 +4,11 @@ same for the CPU tests (the docs and plots tests skip without Doxygen or matplot
 "100% tests passed" counts a skipped test as passed; this line does not.
 
     python3 scripts/test_summary.py BUILD_DIR RESULTS_XML
+    python3 scripts/test_summary.py --run BUILD_DIR -- CTEST_ARGS...
+
+--run runs ctest in BUILD_DIR itself and passes its output on, less the list of the tests that
+did not run (some 200 "(Skipped)" lines without a GPU), which the summary line, printed last,
+says in one; the exit code is ctest's.
 
 RESULTS_XML is what `ctest --output-junit` wrote; a test is a GPU test when one of its labels
 has `gpu` in it: gpu, gpu-large, lab-gpu, lab-gpu-large (`ctest --show-only=json-v1` gives the
@@ -16,6 +21,7 @@ labels). Prints, for example:
 """
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -129,12 +135,49 @@ def self_test():
                        ("m", "notrun", gpu_out)], {n: ["gpu"] for n in "ghkm"})
     if not mixed.startswith("GPU tests: 2 ran (1 failed), 2 skipped (1: needs 40 GiB; 1: no CUDA"):
         sys.exit("test_summary: got " + mixed)
+    out = list(condense(["100% tests passed\n", "The following tests did not run:\n",
+                         "\t 12 - a.Gpu1 (Skipped)\n", "\t 13 - a.Gpu2 (Disabled)\n",
+                         "Errors while running CTest\n"]))
+    if out != ["100% tests passed\n", "Errors while running CTest\n"]:
+        sys.exit("test_summary: condense gave %r" % out)
     print("test_summary: ok")
+
+
+NOT_RUN = re.compile(r"^\s*\d+ - .* \((Skipped|Disabled|Not Run)\)\s*$")
+
+
+def condense(lines):
+    """ctest's output without its "The following tests did not run:" list."""
+    skipping = False
+    for line in lines:
+        if line.strip() == "The following tests did not run:":
+            skipping = True
+            continue
+        if skipping and NOT_RUN.match(line):
+            continue
+        skipping = False
+        yield line
+
+
+def run(build, ctest_args):
+    """Runs ctest, passes its output on condensed, prints the summary line; ctest's exit code."""
+    junit = os.path.join(os.path.abspath(build), "Testing", "results.xml")
+    ctest = subprocess.Popen(["ctest", "--output-junit", junit, *ctest_args], cwd=build,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for line in condense(ctest.stdout):
+        sys.stdout.write(line)
+        sys.stdout.flush()
+    code = ctest.wait()
+    if os.path.exists(junit):
+        print(summarize(read_junit(junit), labels_by_test(build)))
+    return code
 
 
 def main():
     if sys.argv[1:] == ["--self-test"]:
         return self_test()
+    if sys.argv[1:2] == ["--run"] and len(sys.argv) >= 4 and sys.argv[3] == "--":
+        sys.exit(run(sys.argv[2], sys.argv[4:]))
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     build, junit = sys.argv[1], sys.argv[2]

@@ -188,6 +188,7 @@ TEST(CpuReport, RatesAndCsvAreConsistent) {
   r.device.peak_gbps = 3200;
   r.copy_gbps = 1600;
   ResultRow row;
+  row.id = "read-32x8";
   row.kernel = "naive, coalesced read";
   row.block = "32x8";
   row.tile = "-";
@@ -199,7 +200,8 @@ TEST(CpuReport, RatesAndCsvAreConsistent) {
   EXPECT_NEAR(row.pct_peak, 50, 1e-9);
   r.rows.push_back(row);
   const std::string csv = csv_rows(r);
-  EXPECT_EQ(csv.rfind("step01,\"naive, coalesced read\",32x8,-,f32,1000,1000,2,0.01,0,1600.0,100.0,50.0,yes,"
+  EXPECT_EQ(csv.rfind("step01,read-32x8,\"naive, coalesced read\",32x8,-,f32,1000,1000,2,0.01,0,"
+                      "1600.0,100.0,50.0,yes,"
                       "\"Some GPU, rev \"\"A\"\"\"", 0), 0u) << csv;
   std::ostringstream table;
   print_table(table, r);

@@ -108,7 +108,8 @@ TEST(CpuOptions, RefusesTypesAndOptionsTheStepDoesNotSupport) {
 TEST(CpuOptions, HelpDocumentsEveryOption) {
   const std::string text = usage(demo_step());
   for (const char* opt : {"--rows", "--cols", "--type", "--reps", "--warmup", "--csv", "--only",
-                          "--seed", "--no-verify", "--help", "--mode", "f32|f64", "exit codes"}) {
+                          "--list", "--seed", "--no-verify", "--help", "--mode", "f32|f64",
+                          "exit codes"}) {
     EXPECT_NE(text.find(opt), std::string::npos) << opt;
   }
   EXPECT_EQ(text.find("--batch"), std::string::npos) << "a step without batches hides --batch";
@@ -122,9 +123,13 @@ TEST(CpuOptions, ABinaryWithoutKernelsRefusesTheirOptions) {
   EXPECT_EQ(error_of({"--only", "naive"}, tool), "--only: unknown option for stepXX (see --help)");
   EXPECT_EQ(error_of({"--seed", "1"}, tool), "--seed: unknown option for stepXX (see --help)");
   EXPECT_EQ(error_of({"--no-verify"}, tool), "--no-verify: unknown option for stepXX (see --help)");
+  EXPECT_EQ(error_of({"--list"}, tool), "--list: unknown option for stepXX (see --help)");
   EXPECT_EQ(parse({"--csv", "x.csv", "--reps", "2"}, tool).reps, 2);
+  EXPECT_TRUE(parse({"--list"}).list);
+  EXPECT_EQ(error_of({"--list=yes"}), "--list: takes no value");
   const std::string text = usage(tool);
-  for (const char* gone : {"--only", "--seed", "--no-verify", "checked bit for bit", "1 verif"}) {
+  for (const char* gone : {"--only", "--list", "--seed", "--no-verify", "checked bit for bit",
+                           "1 verif"}) {
     EXPECT_EQ(text.find(gone), std::string::npos) << gone;
   }
   for (const char* kept : {"--rows", "--csv", "--reps", "exit codes"}) {

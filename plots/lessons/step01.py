@@ -1,53 +1,63 @@
 """Step 01's figure: the naive kernel's bandwidth by block shape, coalesced read against coalesced
 write, at the headline shapes, with the copy ceiling and step 02's tile for scale.
 
-Drawn by plots/make_plots.py (figures(data, mp); mp is make_plots itself).
+Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
 """
+
+from plotting import error_bars, pyplot, save, step_color
+from rows import best, select
 
 BLOCKS = ["32x32", "16x16", "32x8", "8x32"]
 # Step 01's colour: light for the coalesced reads, full for the coalesced writes.
-SIDES = [("coalesced read", "#9ecae1"), ("coalesced write", "tab:blue")]
+SIDES = [("read", "#9ecae1"), ("write", "tab:blue")]
 
 
-def naive(data, mp, shape, side, block):
-    return mp.best([r for r in mp.select(data, step="step01", shape=shape, type_="f32")
-                    if r.kernel == f"naive, {side} {block}"])
+def naive(data, shape, side, block):
+    """Step 01's kernel coalesced on one side ("read", "write") with one block shape."""
+    return best(select(data.bench, step="step01", shape=shape, type_="f32",
+                       id=f"{side}-{block}"))
 
 
-def shapes_measured(data, mp):
-    return [s for s in mp.HEADLINE_SHAPES
-            if any(naive(data, mp, s, side, b) for side, _ in SIDES for b in BLOCKS)]
+def shapes_measured(data):
+    return [s for s in data.course.headline_shapes
+            if any(naive(data, s, side, b) for side, _ in SIDES for b in BLOCKS)]
 
 
-def draw(data, mp, path):
-    plt = mp.pyplot()
-    shapes = shapes_measured(data, mp)
+def rows_drawn(data):
+    shapes = shapes_measured(data)
+    return [r for r in data.bench if r.step in ("step01", "step02") and r.shape in shapes
+            and r.type == "f32" and r.batch == 1]
+
+
+def draw(data, path):
+    plt = pyplot()
+    shapes = shapes_measured(data)
     fig, axes = plt.subplots(1, len(shapes), figsize=(7 * len(shapes), 5.2), squeeze=False,
                              sharey=True)
     shown, width = [], 0.38
     for ax, shape in zip(axes[0], shapes):
         for k, (side, color) in enumerate(SIDES):
-            label = f"naive, {side}"
+            label = f"naive, coalesced {side}"
             for i, block in enumerate(BLOCKS):
-                r = naive(data, mp, shape, side, block)
+                r = naive(data, shape, side, block)
                 if not r:
                     continue
                 x = i + (k - 0.5) * width
-                ax.bar(x, r.gbps, width, color=color, yerr=mp.error_bars([r]), capsize=3,
+                ax.bar(x, r.gbps, width, color=color, yerr=error_bars([r]), capsize=3,
                        label=label)
                 label = None  # one legend entry per side
                 ax.annotate(f"{r.pct_copy:.0f}%", (x, r.gbps), textcoords="offset points",
                             xytext=(0, 3), ha="center", fontsize=8)
                 shown.append(r)
-        here = mp.select(data, shape=shape, type_="f32")
-        copy = mp.best([r for r in here if r.step == "step01" and r.is_copy])
-        tile = mp.best([r for r in here if r.step == "step02" and not r.is_reference])
+        here = select(data.bench, shape=shape, type_="f32")
+        copy = best([r for r in here if r.step == "step01" and r.is_copy])
+        tile = best([r for r in here if r.step == "step02" and not r.is_reference])
         if copy:
             ax.axhline(copy.gbps, color="black", linestyle="--", linewidth=1.2,
                        label="copy ceiling")
             shown.append(copy)
         if tile:
-            ax.axhline(tile.gbps, color=mp.step_color("step02"), linestyle=":", linewidth=1.8,
+            ax.axhline(tile.gbps, color=step_color("step02"), linestyle=":", linewidth=1.8,
                        label=f"step 02, {tile.kernel}")
             shown.append(tile)
         ax.set_xticks(range(len(BLOCKS)), BLOCKS)
@@ -59,10 +69,10 @@ def draw(data, mp, path):
     axes[0][0].set_ylim(0, max(r.gbps for r in shown) * 1.18)
     fig.suptitle("Step 01: the naive kernel by block shape and coalesced side")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    mp.save(fig, path, shown)
+    save(fig, path, shown)
 
 
-def figures(data, mp):
+def figures(data):
     return [("naive_blocks",
              "Naive kernel by block shape: coalesced read against coalesced write",
-             bool(shapes_measured(data, mp)), lambda path: draw(data, mp, path))]
+             rows_drawn(data), lambda path: draw(data, path))]

@@ -1,57 +1,61 @@
 """Step 05's figure: bandwidth against rows per thread (32 / BLOCK_ROWS) at the headline shapes,
 with the copy ceiling, step 04 and step 01's best naive kernel for scale.
 
-Drawn by plots/make_plots.py (figures(data, mp); mp is make_plots itself).
+Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
 """
 
-import re
+from plotting import error_bars, pyplot, save, step_color
+from rows import best, select
 
 SHAPE_STYLES = ["o", "s"]
 
 
-def rows_per_thread(r):
-    """"coarsened 32x8" -> 4 tile rows per thread; None for any other kernel."""
-    m = re.fullmatch(r"coarsened 32x(\d+)", r.kernel)
-    return 32 // int(m.group(1)) if m else None
+# Step 05's kernels by id, and the tile rows each thread moves (32 / BLOCK_ROWS).
+ROWS_PER_THREAD = {"block-32x32": 1, "block-32x16": 2, "block-32x8": 4, "block-32x4": 8}
 
 
-def sweep(data, mp, shape):
+def sweep(data, shape):
     """{rows per thread: row} of step 05 at one shape."""
     found = {}
-    for r in mp.select(data, step="step05", shape=shape, type_="f32"):
-        n = rows_per_thread(r)
-        if n and r.ran:
-            found[n] = r
+    for r in select(data.bench, step="step05", shape=shape, type_="f32"):
+        if r.id in ROWS_PER_THREAD and r.ran:
+            found[ROWS_PER_THREAD[r.id]] = r
     return found
 
 
-def shapes_measured(data, mp):
-    return [s for s in mp.HEADLINE_SHAPES if sweep(data, mp, s)]
+def shapes_measured(data):
+    return [s for s in data.course.headline_shapes if sweep(data, s)]
 
 
-def draw(data, mp, path):
-    plt = mp.pyplot()
-    shapes = shapes_measured(data, mp)
+def rows_drawn(data):
+    shapes = shapes_measured(data)
+    return [r for r in data.bench if r.step in ("step01", "step04", "step05")
+            and r.shape in shapes and r.type == "f32" and r.batch == 1]
+
+
+def draw(data, path):
+    plt = pyplot()
+    shapes = shapes_measured(data)
     fig, axes = plt.subplots(1, len(shapes), figsize=(6.5 * len(shapes), 5), squeeze=False,
                              sharey=True)
     shown = []
     for ax, shape in zip(axes[0], shapes):
-        points = sweep(data, mp, shape)
+        points = sweep(data, shape)
         xs = sorted(points)
         ax.errorbar(xs, [points[n].gbps for n in xs],
-                    yerr=mp.error_bars([points[n] for n in xs]),
-                    marker="o", color=mp.step_color("step05"), capsize=3, label="step 05")
+                    yerr=error_bars([points[n] for n in xs]),
+                    marker="o", color=step_color("step05"), capsize=3, label="step 05")
         for n in xs:
             ax.annotate(f"{points[n].pct_copy:.0f}%", (n, points[n].gbps),
                         textcoords="offset points", xytext=(0, -14), ha="center", fontsize=8)
         shown += points.values()
-        here = mp.select(data, shape=shape, type_="f32")
+        here = select(data.bench, shape=shape, type_="f32")
         refs = [("copy ceiling", "black", "--",
-                 mp.best([r for r in here if r.step == "step05" and r.is_copy])),
-                ("step 04 (1 row per thread, 32x32 threads)", mp.step_color("step04"), ":",
-                 mp.best([r for r in here if r.step == "step04" and not r.is_reference])),
-                ("step 01, best naive kernel", mp.step_color("step01"), "-.",
-                 mp.best([r for r in here if r.step == "step01" and not r.is_reference]))]
+                 best([r for r in here if r.step == "step05" and r.is_copy])),
+                ("step 04 (1 row per thread, 32x32 threads)", step_color("step04"), ":",
+                 best([r for r in here if r.step == "step04" and not r.is_reference])),
+                ("step 01, best naive kernel", step_color("step01"), "-.",
+                 best([r for r in here if r.step == "step01" and not r.is_reference]))]
         for label, color, style, r in refs:
             if r:
                 ax.axhline(r.gbps, color=color, linestyle=style, linewidth=1.3, label=label)
@@ -66,9 +70,9 @@ def draw(data, mp, path):
     axes[0][0].set_ylim(0, max(r.gbps for r in shown) * 1.12)
     fig.suptitle("Step 05: the same 32 x 32 tile moved by fewer threads, more rows each")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    mp.save(fig, path, shown)
+    save(fig, path, shown)
 
 
-def figures(data, mp):
+def figures(data):
     return [("rows_per_thread", "Step 05: bandwidth against tile rows per thread",
-             bool(shapes_measured(data, mp)), lambda path: draw(data, mp, path))]
+             rows_drawn(data), lambda path: draw(data, path))]

@@ -2,41 +2,51 @@
 bar per rows-per-thread count, at the headline shapes, with the copy ceiling, cuBLAS and step 05's
 best kernel for scale.
 
-Drawn by plots/make_plots.py (figures(data, mp); mp is make_plots itself).
+Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
 """
 
 import re
 
+from plotting import error_bars, pyplot, save, step_color
+from rows import best, select
+
 WIDTHS = ["float", "float2", "float4"]
 BYTES = {"float": 4, "float2": 8, "float4": 16}
-NAME = re.compile(r"(float\d?), (\d+) rows?/thread, swizzled")
+# The swizzled kernels' ids: "float4-2rows" is float4, 2 rows per thread.
+SWIZZLED = re.compile(r"(float\d?)-(\d+)rows?")
 
 
-def sweep(data, mp, shape):
+def sweep(data, shape):
     """{(vector, rows per thread): row} of step 06's swizzled kernels at one shape."""
     found = {}
-    for r in mp.select(data, step="step06", shape=shape, type_="f32"):
-        m = NAME.fullmatch(r.kernel)
+    for r in select(data.bench, step="step06", shape=shape, type_="f32"):
+        m = SWIZZLED.fullmatch(r.id)
         if m and r.ran:
             found[(m.group(1), int(m.group(2)))] = r
     return found
 
 
-def shapes_measured(data, mp):
-    return [s for s in mp.HEADLINE_SHAPES if sweep(data, mp, s)]
+def shapes_measured(data):
+    return [s for s in data.course.headline_shapes if sweep(data, s)]
 
 
-def draw(data, mp, path):
+def rows_drawn(data):
+    shapes = shapes_measured(data)
+    return [r for r in data.bench if r.step in ("step05", "step06") and r.shape in shapes
+            and r.type == "f32" and r.batch == 1]
+
+
+def draw(data, path):
     import matplotlib
-    plt = mp.pyplot()
-    shapes = shapes_measured(data, mp)
+    plt = pyplot()
+    shapes = shapes_measured(data)
     fig, axes = plt.subplots(1, len(shapes), figsize=(6.5 * len(shapes), 5.4), squeeze=False,
                              sharey=True)
     shown = []
-    all_rpt = sorted({rpt for s in shapes for (_, rpt) in sweep(data, mp, s)})
+    all_rpt = sorted({rpt for s in shapes for (_, rpt) in sweep(data, s)})
     colors = matplotlib.colormaps["viridis"]
     for ax, shape in zip(axes[0], shapes):
-        points = sweep(data, mp, shape)
+        points = sweep(data, shape)
         # One line per rows-per-thread count across the widths, a little apart so that equal
         # values stay visible; points, not bars: the differences are small next to the ceiling.
         for k, rpt in enumerate(all_rpt):
@@ -45,17 +55,17 @@ def draw(data, mp, path):
                 continue
             dx = (k - (len(all_rpt) - 1) / 2) * 0.06
             ax.errorbar([i + dx for i, _ in found], [r.gbps for _, r in found],
-                        yerr=mp.error_bars([r for _, r in found]), marker="o", capsize=3,
+                        yerr=error_bars([r for _, r in found]), marker="o", capsize=3,
                         color=colors(k / max(len(all_rpt) - 1, 1) * 0.85),
                         label=f"{rpt} row{'s' if rpt > 1 else ''} per thread")
             shown += [r for _, r in found]
-        here = mp.select(data, shape=shape, type_="f32")
+        here = select(data.bench, shape=shape, type_="f32")
         refs = [("copy ceiling", "black", "--",
-                 mp.best([r for r in here if r.step == "step06" and r.is_copy])),
+                 best([r for r in here if r.step == "step06" and r.is_copy])),
                 ("cuBLAS geam", "0.55", ":",
-                 mp.best([r for r in here if r.step == "step06" and r.is_cublas])),
-                ("step 05, best kernel", mp.step_color("step05"), "-.",
-                 mp.best([r for r in here if r.step == "step05" and not r.is_reference]))]
+                 best([r for r in here if r.step == "step06" and r.is_cublas])),
+                ("step 05, best kernel", step_color("step05"), "-.",
+                 best([r for r in here if r.step == "step05" and not r.is_reference]))]
         for label, color, style, r in refs:
             if r:
                 ax.axhline(r.gbps, color=color, linestyle=style, linewidth=1.3,
@@ -73,9 +83,9 @@ def draw(data, mp, path):
     axes[0][0].set_ylabel("bandwidth, GB/s (axis does not start at 0)")
     fig.suptitle("Step 06: vector width and rows per thread")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    mp.save(fig, path, shown)
+    save(fig, path, shown)
 
 
-def figures(data, mp):
+def figures(data):
     return [("vector_width", "Step 06: bandwidth by vector width and rows per thread",
-             bool(shapes_measured(data, mp)), lambda path: draw(data, mp, path))]
+             rows_drawn(data), lambda path: draw(data, path))]

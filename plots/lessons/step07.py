@@ -15,12 +15,15 @@ else from its theoretical occupancy (threads per block, the 32-blocks-per-SM lim
 register counts the compiler reports, below). It is an upper bound: a warp that has passed its
 barrier has no load in flight.
 
-Drawn by plots/make_plots.py (figures(data, mp); mp is make_plots itself). The two CSV files are
-read from ROOT/plots/data, beside bench.csv.
+Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md), from
+bench.csv, profile.csv and latency.csv.
 """
 
 import re
 import statistics
+
+from plotting import error_bars, pyplot, save, step_color
+from rows import best, select
 
 SHAPES = [(32768, 32768), (16384, 16384), (8192, 8192)]  # the first one measured is drawn
 SMS_IF_UNMEASURED = 132  # an H100 SXM, when latency.csv does not say
@@ -37,24 +40,27 @@ REGISTER_LIMITED = {("step05", 128): 12 * 128, ("step07", 128): 9 * 128,
 IN_PAGE = "random lines within each page"
 
 
-def in_flight(step, kernel):
-    """(bytes of loads a thread has in flight, threads per block) from a kernel's name, or None
+TILE64_BYTES = 64 * 64 * 4  # step 07's tile: each of its threads loads a share of it
+
+
+def in_flight(step, kid):
+    """(bytes of loads a thread has in flight, threads per block) from a kernel's id, or None
     for a kernel this figure does not place."""
     if step == "step05":
-        m = re.fullmatch(r"coarsened 32x(\d+)", kernel)
+        m = re.fullmatch(r"block-32x(\d+)", kid)  # 32 x BLOCK_ROWS threads
         if m:
             block_rows = int(m.group(1))
             return 32 // block_rows * 4, 32 * block_rows
     if step == "step06":
-        m = re.fullmatch(r"(float\d?), (\d+) rows?/thread, (swizzled|padded)", kernel)
+        m = re.fullmatch(r"(float\d?)-(\d+)rows?(-padded)?", kid)  # vector, rows per thread
         if m:
             vec = int(m.group(1)[5:] or 1)
             rpt = int(m.group(2))
             return vec * rpt * 4, (32 // vec) * (32 // rpt)
-    if step in ("step07", "step07-lab"):
-        m = re.match(r"(\d+) (?:threads|thr) x (\d+) float4", kernel)
-        if m and (step == "step07" or "swizzled, plain order" in kernel):
-            return int(m.group(2)) * 16, int(m.group(1))
+    m = re.fullmatch(r"(\d+)-threads" if step == "step07" else r"(\d+)-plain", kid)
+    if step in ("step07", "step07-lab") and m:  # the lab: the swizzled tile in plain order
+        threads = int(m.group(1))
+        return TILE64_BYTES // threads, threads
     return None
 
 
@@ -63,52 +69,49 @@ def theoretical_threads(step, threads):
     return REGISTER_LIMITED.get((step, threads), blocks * threads)
 
 
-def achieved_threads(mp):
-    """{(step, kernel): resident threads per SM} from the achieved occupancy in profile.csv."""
+def occupancy_rows(data):
+    return [p for p in data.profile if p.get("metric") == OCCUPANCY]
+
+
+def achieved_threads(data):
+    """{(step, id): resident threads per SM} from the achieved occupancy in profile.csv."""
     found = {}
-    for p in mp.read_csv(mp.ROOT / "plots" / "data" / "profile.csv"):
-        if p.get("metric") == OCCUPANCY:
-            try:
-                found[(p["step"], p["kernel"])] = float(p["value"]) / 100 * THREADS_PER_SM
-            except (KeyError, ValueError):
-                continue
+    for p in occupancy_rows(data):
+        try:
+            found[(p["step"], p["id"])] = float(p["value"]) / 100 * THREADS_PER_SM
+        except (KeyError, ValueError):
+            continue
     return found
 
 
-def spread_gbps(r):
-    """The run-to-run spread of a row in GB/s (0 for a single run): .spread is in % of copy."""
-    spread = getattr(r, "spread", None)
-    return r.gbps * spread / r.pct_copy if spread and r.pct_copy > 0 else 0.0
-
-
-def points(data, mp, shape):
+def points(data, shape):
     """[(row, loads in flight per SM in bytes, achieved: bool)] at one shape."""
-    achieved = achieved_threads(mp)
+    achieved = achieved_threads(data)
     found = []
-    for r in mp.select(data, shape=shape, type_="f32"):
+    for r in select(data.bench, shape=shape, type_="f32"):
         if r.is_reference or not r.ran:
             continue
-        spec = in_flight(r.step, r.kernel)
+        spec = in_flight(r.step, r.id)
         if not spec:
             continue
         per_thread, threads = spec
-        resident = achieved.get((r.step, r.kernel))
+        resident = achieved.get((r.step, r.id))
         found.append((r, per_thread * (resident or theoretical_threads(r.step, threads)),
                       resident is not None))
     return found
 
 
-def chosen_shape(data, mp):
-    lesson = [s for s in SHAPES if any(r.step == "step07" for r, _, _ in points(data, mp, s))]
-    some = [s for s in SHAPES if points(data, mp, s)]
+def chosen_shape(data):
+    lesson = [s for s in SHAPES if any(r.step == "step07" for r, _, _ in points(data, s))]
+    some = [s for s in SHAPES if points(data, s)]
     return (lesson or some or [None])[0]
 
 
-def latency_rows(mp):
+def latency_rows(data):
     """latency.csv's rows, numbers parsed; the runs of one (device, pattern, footprint) are
     reduced to their median."""
     runs = {}
-    for f in mp.read_csv(mp.ROOT / "plots" / "data" / "latency.csv"):
+    for f in data.latency:
         try:
             key = (f["device"], f["pattern"], int(f["footprint_bytes"]))
             runs.setdefault(key, []).append((float(f["ns_per_load"]), float(f["cycles_per_load"]),
@@ -125,10 +128,10 @@ def latency_rows(mp):
     return rows
 
 
-def dram_latency(mp):
+def dram_latency(data):
     """The latency Little's law uses: the in-page walk over the largest footprint, at least
     four times the L2 (every load misses the caches, few miss the TLBs). None if not measured."""
-    rows = [r for r in latency_rows(mp) if r["pattern"] == IN_PAGE and r["footprint"] >= 4 * r["l2"]]
+    rows = [r for r in latency_rows(data) if r["pattern"] == IN_PAGE and r["footprint"] >= 4 * r["l2"]]
     return max(rows, key=lambda r: r["footprint"]) if rows else None
 
 
@@ -138,13 +141,23 @@ def latency_note(rows):
     return f"Latency: step07-latency on {'; '.join(setups)}."
 
 
-def draw_littles_law(data, mp, path):
+def littles_law_rows(data):
+    """What the figure is drawn from: the bench rows at its shape, the occupancies, the
+    latencies."""
+    shape = chosen_shape(data)
+    if shape is None:
+        return []
+    return (select(data.bench, shape=shape, type_="f32") + occupancy_rows(data)
+            + list(data.latency))
+
+
+def draw_littles_law(data, path):
     import matplotlib
-    plt = mp.pyplot()
-    shape = chosen_shape(data, mp)
-    found = points(data, mp, shape)
+    plt = pyplot()
+    shape = chosen_shape(data)
+    found = points(data, shape)
     fig, ax = plt.subplots(figsize=(10, 6))
-    dram = dram_latency(mp)
+    dram = dram_latency(data)
     sms = dram["sms"] if dram else SMS_IF_UNMEASURED
     xs = [2 ** (i / 8) * 1024 for i in range(0, 8 * 9 + 1)]  # 1 KB .. 512 KB
     if dram:
@@ -155,7 +168,7 @@ def draw_littles_law(data, mp, path):
         curves = [(ns, style, f"latency {ns} ns (assumed)")
                   for ns, style in zip(LATENCY_RANGE_NS, ["-", "--", ":"])]
     shown = []
-    copy = mp.best([r for r in mp.select(data, shape=shape, type_="f32") if r.is_copy])
+    copy = best([r for r in select(data.bench, shape=shape, type_="f32") if r.is_copy])
     for ns, style, label in curves:
         # Past the copy ceiling more bytes in flight only wait longer in the memory's queues.
         curve = [(x / 1024, 2 * x * sms / ns) for x in xs]
@@ -173,9 +186,9 @@ def draw_littles_law(data, mp, path):
         mine = [(r, x, a) for r, x, a in found if r.step == step]
         if not mine:
             continue
-        color = mp.step_color("step07" if step == "step07-lab" else step)
+        color = step_color(step)
         ax.errorbar([x / 1024 for _, x, _ in mine], [r.gbps for r, _, _ in mine],
-                    yerr=[spread_gbps(r) / 2 for r, _, _ in mine], fmt=styles[step], capsize=2,
+                    yerr=error_bars([r for r, _, _ in mine]), fmt=styles[step], capsize=2,
                     color=color, markerfacecolor="white" if step == "step07-lab" else color,
                     label=labels[step])
         for r, x, _ in mine:
@@ -201,12 +214,12 @@ def draw_littles_law(data, mp, path):
         fig.text(0.01, 0.005, latency_note([dram]), ha="left", va="bottom", fontsize=7,
                  color="0.35")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    mp.save(fig, path, shown)
+    save(fig, path, shown)
 
 
-def draw_dram_latency(mp, path):
-    plt = mp.pyplot()
-    rows = latency_rows(mp)
+def draw_dram_latency(data, path):
+    plt = pyplot()
+    rows = latency_rows(data)
     fig, ax = plt.subplots(figsize=(8.5, 5))
     for pattern, marker in [(IN_PAGE, "o"), ("random lines", "s")]:
         mine = sorted((r for r in rows if r["pattern"] == pattern), key=lambda r: r["footprint"])
@@ -230,12 +243,12 @@ def draw_dram_latency(mp, path):
     ax.legend(fontsize=8, loc="upper left")
     fig.text(0.99, 0.005, latency_note(rows), ha="right", va="bottom", fontsize=7, color="0.35")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    mp.save(fig, path, [])
+    save(fig, path, [])
 
 
-def littles_law_caption(data, mp):
-    shape = chosen_shape(data, mp)
-    dram = dram_latency(mp)
+def littles_law_caption(data):
+    shape = chosen_shape(data)
+    dram = dram_latency(data)
     where = f"{shape[0]} x {shape[1]} float32" if shape else "float32"
     latency = (f"the idle DRAM latency that step07-latency measured, {dram['ns']:.0f} ns, "
                "and twice and four times it" if dram else
@@ -245,10 +258,10 @@ def littles_law_caption(data, mp):
             f"2 x loads in flight x SMs / latency, for {latency}")
 
 
-def figures(data, mp):
+def figures(data):
     return [
-        ("littles_law", littles_law_caption(data, mp), chosen_shape(data, mp) is not None,
-         lambda path: draw_littles_law(data, mp, path)),
+        ("littles_law", littles_law_caption(data), littles_law_rows(data),
+         lambda path: draw_littles_law(data, path)),
         ("dram_latency", "The latency of one load against the chain's footprint (step07-latency)",
-         bool(latency_rows(mp)), lambda path: draw_dram_latency(mp, path)),
+         list(data.latency), lambda path: draw_dram_latency(data, path)),
     ]

@@ -1,27 +1,32 @@
 """Step 09's figures: in place against out of place by matrix size, batched throughput by
-matrix size, and rectangles in place (RECTANGLES.md) by shape and pass by pass. Loaded by
-plots/make_plots.py (figures(data, mp); mp is make_plots itself).
+matrix size, and rectangles in place (RECTANGLES.md) by shape and pass by pass. Drawn by
+plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
 
 Rows are bench.csv rows (one per kernel per problem; with several runs of a problem, the median
-over runs with .spread, max - min of % of copy, and .runs). Every figure works with either. The
-rectangles' pass-by-pass panel reads plots/data/profile.csv (gpu__time_duration.sum of the kernels
-named "in-place rectangle, pass P of N: kind") and is left out when it has none.
+over runs, from the slowest to the fastest run). Every figure works with either. The rectangles'
+pass-by-pass panel reads plots/data/profile.csv (gpu__time_duration.sum of the passes of the
+rectangle, ids "rect-passP", named "..., pass P of N: kind") and is left out when it has none.
 """
 
-# The lesson's in-place kernels, by their exact names (the lab's variants are not drawn here).
-INPLACE = ["in-place tile pairs 32x32", "in-place tile pairs 64x64"]
-INPLACE_STYLE = {"in-place tile pairs 32x32": ("tab:orange", "s"),
-                 "in-place tile pairs 64x64": ("tab:red", "o")}
-# The batched kernels, in the order their bars stand in a group, with a colour each.
-BATCHED = [("batched tiles", "tab:blue"), ("batched whole matrices", "tab:cyan"),
-           ("in-place batched tile pairs 32x32", "tab:orange"),
-           ("in-place batched tile pairs 64x64", "tab:red"),
-           ("in-place batched whole matrices", "tab:pink")]
+import re
+from math import gcd
+
+from plotting import error_bars, pct_bars, pyplot, save, step_color
+from rows import best, select
+from text import fmt_bytes
+
+# The lesson's in-place kernels by id (the lab's variants are not drawn here): label, colour,
+# marker.
+INPLACE = {"pairs-32x32": ("tile pairs 32x32", "tab:orange", "s"),
+           "pairs-64x64": ("tile pairs 64x64", "tab:red", "o")}
+# The batched kernels by id, in the order their bars stand in a group, with a colour each.
+BATCHED = [("tiles", "tab:blue"), ("whole", "tab:cyan"), ("batch-pairs-32x32", "tab:orange"),
+           ("batch-pairs-64x64", "tab:red"), ("batch-whole", "tab:pink")]
 
 
-def spread_of(r):
-    """The run-to-run spread of a row in points of % of copy, 0 with a single run."""
-    return float(getattr(r, "spread", 0) or 0)
+def top_pct(r):
+    """The fastest run's % of copy."""
+    return max(m.pct_copy for m in r.members)
 
 
 def runs_note(rows):
@@ -29,42 +34,49 @@ def runs_note(rows):
     if not runs or runs[-1] <= 1:
         return "one run per point"
     n = str(runs[0]) if runs[0] == runs[-1] else f"{runs[0]}-{runs[-1]}"
-    return f"median of {n} runs, bars: their spread"
+    return f"median of {n} runs, bars: slowest to fastest"
 
 
 # -- in place against out of place --------------------------------------------------------------
 
-def inplace_rows(data, mp):
-    return [r for r in data if r.step == "step09" and r.type == "f32" and r.batch == 1
-            and r.rows == r.cols and r.ran and r.kernel in INPLACE]
+def inplace_rows(data):
+    return [r for r in data.bench if r.step == "step09" and r.type == "f32" and r.batch == 1
+            and r.rows == r.cols and r.ran and r.id in INPLACE]
 
 
-def out_of_place_rows(data, mp):
+def out_of_place_rows(data):
     """Step 08's best kernel at each square size the in-place kernels ran (float32, one
     matrix)."""
     found = []
-    for n in sorted({r.rows for r in inplace_rows(data, mp)}):
-        top = mp.best([r for r in mp.select(data, step="step08", shape=(n, n), type_="f32")
-                       if not r.is_reference])
+    for n in sorted({r.rows for r in inplace_rows(data)}):
+        top = best([r for r in select(data.bench, step="step08", shape=(n, n), type_="f32")
+                    if not r.is_reference])
         if top:
             found.append(top)
     return found
 
 
-def cublas_rows(data, mp):
+def cublas_rows(data):
     """cuBLAS geam timed in step 09's own runs, at the same sizes as the in-place kernels."""
-    return [r for r in data if r.step == "step09" and r.type == "f32" and r.batch == 1
+    return [r for r in data.bench if r.step == "step09" and r.type == "f32" and r.batch == 1
             and r.rows == r.cols and r.is_cublas and r.ran]
 
 
-def draw_inplace(data, mp, path):
-    plt = mp.pyplot()
+def inplace_drawn(data):
+    sizes = {r.rows for r in inplace_rows(data)}
+    return [r for r in data.bench if r.step in ("step08", "step09") and r.type == "f32"
+            and r.batch == 1 and r.rows == r.cols and r.rows in sizes]
+
+
+def draw_inplace(data, path):
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(10, 5.6))
-    series = [(f"step 09 {k[len('in-place '):]}, in place", INPLACE_STYLE[k][0], INPLACE_STYLE[k][1],
-               [r for r in inplace_rows(data, mp) if r.kernel == k]) for k in INPLACE]
-    series += [("step 08, out of place (best kernel)", mp.step_color("step08"), "D",
-                out_of_place_rows(data, mp)),
-               ("cuBLAS geam, out of place", "0.55", "^", cublas_rows(data, mp))]
+    series = [(f"step 09 {label}, in place", color, marker,
+               [r for r in inplace_rows(data) if r.id == kid])
+              for kid, (label, color, marker) in INPLACE.items()]
+    series += [("step 08, out of place (best kernel)", step_color("step08"), "D",
+                out_of_place_rows(data)),
+               ("cuBLAS geam, out of place", "0.55", "^", cublas_rows(data))]
     shown, sizes = [], set()
     for label, color, marker, rows in series:
         if not rows:
@@ -75,11 +87,11 @@ def draw_inplace(data, mp, path):
         aligned = sorted((r for r in rows if r.rows % 8 == 0), key=lambda r: r.rows)
         odd = [r for r in rows if r.rows % 8 != 0]
         ax.errorbar([r.rows for r in aligned], [r.pct_copy for r in aligned],
-                    yerr=[spread_of(r) / 2 for r in aligned], color=color, marker=marker,
+                    yerr=pct_bars(aligned), color=color, marker=marker,
                     markersize=5, capsize=2, label=label)
         if odd:
             ax.errorbar([r.rows for r in odd], [r.pct_copy for r in odd],
-                        yerr=[spread_of(r) / 2 for r in odd], color=color, marker=marker,
+                        yerr=pct_bars(odd), color=color, marker=marker,
                         markersize=7, capsize=2, linestyle="none", markerfacecolor="none")
         sizes |= {r.rows for r in rows}
     ax.axhline(100, color="black", linestyle="--", linewidth=1.2, label="copy ceiling (100%)")
@@ -89,76 +101,79 @@ def draw_inplace(data, mp, path):
                     xytext=(0, -10), ha="center", va="top", fontsize=7, color="0.3")
     ticks = sorted(s for s in sizes if s % 8 == 0)
     ax.set_xscale("log", base=2)
-    ax.set_xticks(ticks, [f"{n}²\n{mp.fmt_bytes(n * n * 4)}" for n in ticks], fontsize=8)
+    ax.set_xticks(ticks, [f"{n}²\n{fmt_bytes(n * n * 4)}" for n in ticks], fontsize=8)
     ax.minorticks_off()
     low = min([r.pct_copy for r in shown] + [100])
-    high = max([r.pct_copy + spread_of(r) / 2 for r in shown] + [100])
+    high = max([top_pct(r) for r in shown] + [100])
     ax.set_ylim(max(0, low - 15), high + 4)
     ax.set_xlabel("matrix size (N x N float32; hollow markers: N not a multiple of 8)")
     ax.set_ylabel("% of the copy ceiling of the same run")
     ax.set_title("In place against out of place, float32 squares (" + runs_note(shown) + ")")
     ax.legend(fontsize=8, loc="lower left")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    mp.save(fig, path, shown)
+    save(fig, path, shown)
 
 
 # -- batched throughput by matrix size ----------------------------------------------------------
 
 def batch_problems(data):
     """(rows, cols, batch) of step 09's batched problems, smallest matrix first."""
-    found = {(r.rows, r.cols, r.batch) for r in data
+    found = {(r.rows, r.cols, r.batch) for r in data.bench
              if r.step == "step09" and r.type == "f32" and r.batch > 1}
     return sorted(found, key=lambda p: (p[0] * p[1], p))
 
 
-def family(kernel):
-    """The BATCHED entry a kernel belongs to (its name starts with it), or None."""
-    return next((i for i, (name, _) in enumerate(BATCHED) if kernel.startswith(name)), None)
+def batched_drawn(data):
+    return [r for r in data.bench if r.step == "step09" and r.type == "f32" and r.batch > 1]
+
+
+def family(kid):
+    """The BATCHED entry of a kernel id, or None."""
+    return next((i for i, (k, _) in enumerate(BATCHED) if k == kid), None)
 
 
 def kilobytes(n):
     return f"{n / 1e3:.3g} kB" if n < 1e6 else f"{n / 1e6:.3g} MB"
 
 
-def slot_count(data, mp, problem):
+def slot_count(data, problem):
     rows, cols, batch = problem
-    here = mp.select(data, step="step09", shape=(rows, cols), type_="f32", batch=batch)
-    kernels = [r for r in here if not r.is_reference and family(r.kernel) is not None]
+    here = select(data.bench, step="step09", shape=(rows, cols), type_="f32", batch=batch)
+    kernels = [r for r in here if not r.is_reference and family(r.id) is not None]
     return len(kernels) + (1 if any(r.is_cublas for r in here) else 0)
 
 
-def draw_batched(data, mp, path):
-    plt = mp.pyplot()
+def draw_batched(data, path):
+    plt = pyplot()
     problems = batch_problems(data)
     fig, ax = plt.subplots(figsize=(11, 5.8))
     shown, labelled = [], set()
-    top = max([r.gbps for r in data if r.step == "step09" and r.batch > 1 and r.ran] + [1])
+    top = max([r.gbps for r in data.bench if r.step == "step09" and r.batch > 1 and r.ran] + [1])
     # One slot per kernel of a problem and one for cuBLAS, as wide as the fullest group allows.
-    width = 0.8 / max([slot_count(data, mp, p) for p in problems] + [1])
+    width = 0.8 / max([slot_count(data, p) for p in problems] + [1])
     for x, (rows, cols, batch) in enumerate(problems):
-        here = mp.select(data, step="step09", shape=(rows, cols), type_="f32", batch=batch)
-        copy = mp.best([r for r in here if r.is_copy])
+        here = select(data.bench, step="step09", shape=(rows, cols), type_="f32", batch=batch)
+        copy = best([r for r in here if r.is_copy])
         if copy:
             ax.hlines(copy.gbps, x - 0.45, x + 0.45, color="black", linestyle="--", linewidth=1.2,
                       label=None if "copy" in labelled else "copy ceiling of the same run")
             labelled.add("copy")
             shown.append(copy)
-        bars = sorted((r for r in here if not r.is_reference and family(r.kernel) is not None),
-                      key=lambda r: family(r.kernel))
-        cublas = mp.best([r for r in here if r.is_cublas])
+        bars = sorted((r for r in here if not r.is_reference and family(r.id) is not None),
+                      key=lambda r: family(r.id))
+        cublas = best([r for r in here if r.is_cublas])
         slots = len(bars) + (1 if cublas else 0)
         for k, r in enumerate(bars + ([cublas] if cublas else [])):
             at = x + (k - (slots - 1) / 2) * width
             if r.is_cublas:
                 color, label = "0.55", "cuBLAS geam, one call per matrix"
             else:
-                color, label = BATCHED[family(r.kernel)][1], r.kernel
+                color, label = BATCHED[family(r.id)][1], r.kernel
             if not r.ran:
                 ax.annotate("refused", (at, 0), textcoords="offset points", xytext=(0, 3),
                             rotation=90, ha="center", va="bottom", fontsize=7, color="0.4")
                 continue
-            spread = spread_of(r) * r.gbps / r.pct_copy if r.pct_copy else 0
-            ax.bar(at, r.gbps, width * 0.95, color=color, yerr=spread / 2 or None, capsize=2,
+            ax.bar(at, r.gbps, width * 0.95, color=color, yerr=error_bars([r]), capsize=2,
                    label=None if label in labelled else label)
             labelled.add(label)
             pct = f"{r.pct_copy:.0f}%" if r.pct_copy >= 10 else f"{r.pct_copy:.1f}%"
@@ -177,12 +192,11 @@ def draw_batched(data, mp, path):
     ax.set_title("Many matrices in one launch (" + runs_note(shown) + ")")
     ax.legend(fontsize=8, loc="upper left", ncol=3)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    mp.save(fig, path, shown)
+    save(fig, path, shown)
 
 
 # -- rectangles in place -------------------------------------------------------------------------
 
-RECT = "in-place rectangle"
 # What RECTANGLES.md predicted before any run, in % of copy, for the lesson's float32 passes:
 # (low, high) by number of passes (four with gcd 1, five with gcd above 1).
 PREDICTED = {4: (15, 22), 5: (12, 18)}
@@ -194,32 +208,34 @@ TIME = "gpu__time_duration.sum"
 
 def rect_rows(data):
     """The rectangle kernel of step 09, one row per (shape, type), float32 first, then by size."""
-    rows = [r for r in data if r.step == "step09" and r.batch == 1 and r.rows != r.cols
-            and r.kernel.startswith(RECT) and r.ran]
+    rows = [r for r in data.bench if r.step == "step09" and r.batch == 1 and r.rows != r.cols
+            and r.id == "rect" and r.ran]
     return sorted(rows, key=lambda r: (r.type != "f32", r.type, r.rows * r.cols, r.shape))
 
 
 def passes(rows, cols):
     """Passes over the matrix: four with gcd(rows, cols) = 1, five otherwise (RECTANGLES.md)."""
-    from math import gcd
     return 4 if gcd(rows, cols) == 1 else 5
 
 
-def pass_times(mp):
+def pass_rows(data):
+    """profile.csv's times of the rectangle's passes (ids rect-pass1, rect-pass2, ...)."""
+    return [p for p in data.profile if p.get("step") == "step09" and p.get("metric") == TIME
+            and re.fullmatch(r"rect-pass\d+", p.get("id", ""))]
+
+
+def pass_times(data):
     """{(type, rows, cols): [(pass number, kind, microseconds)]} of the profiled passes of one
-    in-place rectangle (profile.csv, kernels named "in-place rectangle, pass P of N: kind")."""
-    import re
+    in-place rectangle; the kind is the kernel's name after the colon ("...: swap_rows")."""
     found = {}
-    for p in mp.read_csv(mp.ROOT / "plots" / "data" / "profile.csv"):
-        name = re.match(r"in-place rectangle, pass (\d+) of \d+: (\w+)", p.get("kernel", ""))
-        if p.get("step") != "step09" or p.get("metric") != TIME or not name:
-            continue
+    for p in pass_rows(data):
         try:
             us = float(p["value"]) * {"msecond": 1e3, "nsecond": 1e-3}.get(p.get("unit"), 1)
             key = (p["type"], int(p["rows"]), int(p["cols"]))
         except (KeyError, ValueError):
             continue
-        found.setdefault(key, []).append((int(name.group(1)), name.group(2), us))
+        kind = p["kernel"].rsplit(": ", 1)[-1]
+        found.setdefault(key, []).append((int(p["id"][len("rect-pass"):]), kind, us))
     return {k: sorted(v) for k, v in found.items()}
 
 
@@ -234,12 +250,11 @@ def draw_shapes_panel(ax, rows):
             low, high = PREDICTED[n]
             ax.bar(x, high - low, 0.8, bottom=low, color="0.85", edgecolor="0.6", hatch="//",
                    linewidth=0.5, label=None if x else "predicted before any run")
-    ax.bar(xs, [r.pct_copy for r in rows], 0.6, color=colors,
-           yerr=[spread_of(r) / 2 or 0 for r in rows], capsize=2)
+    ax.bar(xs, [r.pct_copy for r in rows], 0.6, color=colors, yerr=pct_bars(rows), capsize=2)
     for x, r in zip(xs, rows):
         ax.annotate(f"{r.pct_copy:.1f}%", (x, r.pct_copy), textcoords="offset points",
                     xytext=(0, 2), ha="center", va="bottom", fontsize=8)
-    ax.axhline(33, color="tab:red", linestyle="--", linewidth=1, label="the issue's target (33%)")
+    ax.axhline(33, color="tab:red", linestyle="--", linewidth=1, label="the target (33%)")
     ax.set_xticks(list(xs), [f"{r.rows}x{r.cols}\n{r.type}, {passes(r.rows, r.cols)} passes"
                              for r in rows], fontsize=7)
     ax.set_ylim(0, max([r.pct_copy * 1.15 for r in rows] + [40]))
@@ -249,14 +264,14 @@ def draw_shapes_panel(ax, rows):
     ax.legend(fontsize=7, loc="upper left")
 
 
-def draw_passes_panel(ax, data, mp, times):
+def draw_passes_panel(ax, data, times):
     """One horizontal bar per profiled shape, its passes stacked in order, and under it the time
     of as many copies of the same bytes (the bound)."""
     shown, ticks, labels, y = [], [], [], 0
     labelled = set()
     for (type_, rows, cols), parts in sorted(times.items(), key=lambda kv: kv[0][1:]):
-        copy = mp.best([r for r in mp.select(data, step="step09", shape=(rows, cols), type_=type_)
-                        if r.is_copy])
+        copy = best([r for r in select(data.bench, step="step09", shape=(rows, cols),
+                                       type_=type_) if r.is_copy])
         left = 0.0
         for number, kind, us in parts:
             color = dict(PASS_KINDS).get(kind, "0.5")
@@ -284,32 +299,41 @@ def draw_passes_panel(ax, data, mp, times):
     return shown
 
 
-def draw_rectangles(data, mp, path):
-    plt = mp.pyplot()
+def rectangles_drawn(data):
     rows = rect_rows(data)
-    times = pass_times(mp)
+    copies = [r for p in pass_rows(data)
+              for r in select(data.bench, step="step09", shape=(int(p["rows"]), int(p["cols"])),
+                              type_=p["type"]) if r.is_copy]
+    return rows + pass_rows(data) + copies if rows else []
+
+
+def draw_rectangles(data, path):
+    plt = pyplot()
+    rows = rect_rows(data)
+    times = pass_times(data)
     if times:
         fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5.4),
                                           gridspec_kw={"width_ratios": [3, 2]})
     else:
         fig, left = plt.subplots(figsize=(10, 5.4))
     draw_shapes_panel(left, rows)
-    shown = list(rows) + (draw_passes_panel(right, data, mp, times) if times else [])
+    shown = list(rows) + (draw_passes_panel(right, data, times) if times else [])
     fig.suptitle("A rectangle in place: by shape, and pass by pass")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    mp.save(fig, path, shown)
+    save(fig, path, shown)
 
 
-def figures(data, mp):
+def figures(data):
     return [
         ("step09_inplace", "In place against out of place: step 09's tile pairs, step 08 and "
          "cuBLAS by matrix size, in % of the copy ceiling",
-         bool(inplace_rows(data, mp)), lambda path: draw_inplace(data, mp, path)),
+         inplace_drawn(data) if inplace_rows(data) else [],
+         lambda path: draw_inplace(data, path)),
         ("step09_batched", "Batched transposes: GB/s of each kernel by matrix size, against the "
          "copy ceiling of the same run",
-         bool(batch_problems(data)), lambda path: draw_batched(data, mp, path)),
+         batched_drawn(data), lambda path: draw_batched(data, path)),
         ("step09_rectangles", "A rectangle in place: % of the copy ceiling of step 09's passes "
          "by shape, against the prediction and the bound of one copy per pass; the time of each "
          "pass against a copy",
-         bool(rect_rows(data)), lambda path: draw_rectangles(data, mp, path)),
+         rectangles_drawn(data), lambda path: draw_rectangles(data, path)),
     ]

@@ -16,7 +16,8 @@ inline std::vector<course::Variant> variants() {
   for (Coalesced side : {Coalesced::read, Coalesced::write}) {
     for (dim3 b : blocks) {
       const std::string shape = std::to_string(b.x) + "x" + std::to_string(b.y);
-      list.push_back({std::string(side == Coalesced::read ? "naive, coalesced read "
+      list.push_back({std::string(side == Coalesced::read ? "read-" : "write-") + shape,
+                      std::string(side == Coalesced::read ? "naive, coalesced read "
                                                           : "naive, coalesced write ") +
                           shape,
                       shape, "-",

@@ -13,7 +13,7 @@ namespace step05 {
 template <int BLOCK_ROWS>
 course::Variant variant() {
   const std::string block = "32x" + std::to_string(BLOCK_ROWS);
-  return {"coarsened " + block, block, "32x32",
+  return {"block-" + block, "coarsened " + block, block, "32x32",
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             return transpose<BLOCK_ROWS>(static_cast<const float*>(in), static_cast<float*>(out),
                                          p.rows, p.cols, s);

@@ -17,7 +17,9 @@ course::Variant tiled() {
   const std::string name = vec + ", " + std::to_string(RPT) + (RPT == 1 ? " row" : " rows") +
                            "/thread, " + (L == Layout::padded ? "padded" : "swizzled");
   const std::string block = std::to_string(kTile / VEC) + "x" + std::to_string(kTile / RPT);
-  return {name, block, "32x32",
+  const std::string id = vec + "-" + std::to_string(RPT) + (RPT == 1 ? "row" : "rows") +
+                         (L == Layout::padded ? "-padded" : "");
+  return {id, name, block, "32x32",
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             return transpose<VEC, RPT, L>(static_cast<const float*>(in), static_cast<float*>(out),
                                           p.rows, p.cols, s);

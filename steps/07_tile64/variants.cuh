@@ -14,7 +14,8 @@ namespace step07 {
 // "512 threads x 2 float4", block 512, tile 64x64.
 template <int THREADS>
 course::Variant tile64() {
-  return {std::to_string(THREADS) + " threads x " + std::to_string(kVectors / THREADS) + " float4",
+  return {std::to_string(THREADS) + "-threads",
+          std::to_string(THREADS) + " threads x " + std::to_string(kVectors / THREADS) + " float4",
           std::to_string(THREADS), "64x64",
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             return transpose<THREADS>(static_cast<const float*>(in), static_cast<float*>(out),

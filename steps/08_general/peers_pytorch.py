@@ -34,7 +34,7 @@ DEFAULT_SHAPES = {
     "f32": "8192x8192,32768x32768,8192x2048,4095x4097,46341x46341",
     "other": "16384x16384,32768x8192",
 }
-HEADER = ("step,kernel,block,tile,type,rows,cols,batch,median_ms,min_ms,gbps,pct_copy,"
+HEADER = ("step,id,kernel,block,tile,type,rows,cols,batch,median_ms,min_ms,gbps,pct_copy,"
           "pct_peak,verified,device,driver,cuda,date").split(",")
 ELEM_SIZE = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "i8": 1, "b128": 16}
 
@@ -120,9 +120,9 @@ def peak_gbps(device_index):
 
 # ---- one CSV row, formatted as common/report.cpp formats it ------------------------------------
 
-def csv_row(step, kernel, type_name, rows, cols, median_ms, min_ms, gbps, pct_copy, pct_peak,
-            verified, ident):
-    return [step, kernel, "-", "-", type_name, str(rows), str(cols), "1",
+def csv_row(step, kernel_id, kernel, type_name, rows, cols, median_ms, min_ms, gbps, pct_copy,
+            pct_peak, verified, ident):
+    return [step, kernel_id, kernel, "-", "-", type_name, str(rows), str(cols), "1",
             format(median_ms, ".6g"), format(min_ms, ".6g"), "%.1f" % gbps, "%.1f" % pct_copy,
             "%.1f" % pct_peak, verified, ident["device"], ident["driver"], ident["cuda"],
             ident["date"]]
@@ -230,9 +230,10 @@ def main(argv):
         ppk = lambda g: 100.0 * g / peak if peak > 0 else 0.0
         verified = "yes" if ok else "FAILED"
         failed = failed or not ok
-        for kernel, m, n, g, v in (("copy: torch copy_", copy_med, copy_min, copy_gbps, "-"),
-                                   ("x.t().contiguous()", med, mn, gbps, verified)):
-            out_rows.append(csv_row("pytorch", kernel, type_name, rows, cols, m, n, g,
+        for kid, kernel, m, n, g, v in (
+                ("copy-torch", "copy: torch copy_", copy_med, copy_min, copy_gbps, "-"),
+                ("contiguous", "x.t().contiguous()", med, mn, gbps, verified)):
+            out_rows.append(csv_row("pytorch", kid, kernel, type_name, rows, cols, m, n, g,
                                     pct(g), ppk(g), v, ident))
         print("%-6s %-13s %10.4f %9.4f %8.0f %8.1f %8.1f  %s   (copy_ %.0f GB/s)" %
               (type_name, "%dx%d" % (rows, cols), med, mn, gbps, pct(gbps), ppk(gbps),

@@ -23,7 +23,8 @@ inline std::string tile_text(int rows, int cols) {
 /// The vector kernel alone, TR x TC tiles, aligned rows only.
 template <int S, int TR, int TC>
 course::Variant vector_variant() {
-  return {"16B vectors, tile " + tile_text(TR, TC), "256", tile_text(TR, TC),
+  return {"vec-" + tile_text(TR, TC), "16B vectors, tile " + tile_text(TR, TC), "256",
+          tile_text(TR, TC),
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             const auto i = reinterpret_cast<std::uintptr_t>(in);
             const auto o = reinterpret_cast<std::uintptr_t>(out);
@@ -40,7 +41,8 @@ course::Variant vector_variant() {
 template <int S>
 course::Variant shifted_variant() {
   constexpr TileSize t = shift_tile(S);
-  return {"shifted vectors, tile " + tile_text(t.rows, t.cols), "256", tile_text(t.rows, t.cols),
+  return {"shifted", "shifted vectors, tile " + tile_text(t.rows, t.cols), "256",
+          tile_text(t.rows, t.cols),
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             const auto o = reinterpret_cast<std::uintptr_t>(out);
             if (!valid_problem(S, p.rows, p.cols, reinterpret_cast<std::uintptr_t>(in), o)) {
@@ -58,7 +60,8 @@ course::Variant shifted_variant() {
 template <int S, bool CUT>
 course::Variant scalar_variant() {
   constexpr int t = scalar_tile(S);
-  return {CUT ? "scalar, writes cut on sectors" : "scalar, writes cut at tile edges", "32x8",
+  return {CUT ? "scalar-cut" : "scalar-edges",
+          CUT ? "scalar, writes cut on sectors" : "scalar, writes cut at tile edges", "32x8",
           tile_text(t, t),
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             const auto o = reinterpret_cast<std::uintptr_t>(out);
@@ -80,7 +83,7 @@ inline course::Variant auto_variant(course::ElemType type, const course::Problem
     name += ": " + plan.describe();
     if (plan.path != Path::copy) tile = tile_text(plan.tile.rows, plan.tile.cols);
   }
-  return {name, "256", tile,
+  return {"auto", name, "256", tile,
           [size](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             return transpose(in, out, p.rows, p.cols, size, s);
           }};

@@ -12,10 +12,12 @@
 int main(int argc, char** argv) {
   std::shared_ptr<step09::RectPlan> plan;  // set when --mode inplace gets a rectangle
   course::Problem problem;
+  bool listed = false;  // --list: nothing ran
   const int code = course::run_step(argc, argv, step09::info(), [&](const course::Options& opt) {
     problem = opt.problem;
+    listed = opt.list;
     return step09::from_options(opt, &plan);
   });
-  if (code == 0 && plan) std::cout << step09::scratch_note(*plan, problem) << "\n";
+  if (code == 0 && plan && !listed) std::cout << step09::scratch_note(*plan, problem) << "\n";
   return code;
 }

@@ -50,7 +50,8 @@ inline std::string square(int tile) { return std::to_string(tile) + "x" + std::t
 /// Tile pairs, in place: one matrix (mode inplace) or a batch (the same kernel).
 template <typename T, int TILE, int ROWS>
 course::Variant pairs(const std::string& prefix) {
-  course::Variant v{prefix + " tile pairs " + square(TILE),
+  course::Variant v{(prefix == "in-place" ? "pairs-" : "batch-pairs-") + square(TILE),
+                    prefix + " tile pairs " + square(TILE),
                     std::to_string(TILE) + "x" + std::to_string(ROWS), square(TILE),
                     [](const course::Problem& p, const void*, void* out, cudaStream_t s) {
                       return transpose_inplace<T, TILE, ROWS>(static_cast<T*>(out), p.rows,
@@ -62,8 +63,9 @@ course::Variant pairs(const std::string& prefix) {
 
 template <typename T, int TILE, int ROWS>
 course::Variant tiles() {
-  return {"batched tiles " + square(TILE), std::to_string(TILE) + "x" + std::to_string(ROWS),
-          square(TILE), [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
+  return {"tiles", "batched tiles " + square(TILE),
+          std::to_string(TILE) + "x" + std::to_string(ROWS), square(TILE),
+          [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             return transpose_batched<T, TILE, ROWS>(static_cast<const T*>(in),
                                                     static_cast<T*>(out), p.rows, p.cols,
                                                     p.batch, s);
@@ -74,7 +76,8 @@ course::Variant tiles() {
 /// (the kernel itself would also do rectangular ones: see "What to try" in the lesson).
 template <typename T>
 course::Variant whole(bool in_place) {
-  course::Variant v{in_place ? "in-place batched whole matrices" : "batched whole matrices", "256",
+  course::Variant v{in_place ? "batch-whole" : "whole",
+                    in_place ? "in-place batched whole matrices" : "batched whole matrices", "256",
                     "-",
                     [in_place](const course::Problem& p, const void* in, void* out,
                                cudaStream_t s) {
@@ -90,7 +93,7 @@ course::Variant whole(bool in_place) {
 /// makes (the row partners of pass 4, device memory), so that the timed calls only launch.
 template <typename T>
 course::Variant rect(std::shared_ptr<RectPlan> plan) {
-  course::Variant v{"in-place rectangle, row and column passes", "32x8", "32x32",
+  course::Variant v{"rect", "in-place rectangle, row and column passes", "32x8", "32x32",
                     [plan](const course::Problem& p, const void*, void* out, cudaStream_t s) {
                       return transpose_inplace_rect<T>(static_cast<T*>(out), p.rows, p.cols,
                                                        *plan, s);

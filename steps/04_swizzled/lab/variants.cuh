@@ -11,8 +11,8 @@
 namespace step04_lab {
 
 template <Form F>
-course::Variant form(const std::string& name, const std::string& tile) {
-  return {name, "32x32", tile,
+course::Variant form(const std::string& id, const std::string& name, const std::string& tile) {
+  return {id, name, "32x32", tile,
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             return transpose<F>(static_cast<const float*>(in), static_cast<float*>(out), p.rows,
                                 p.cols, s);
@@ -20,10 +20,10 @@ course::Variant form(const std::string& name, const std::string& tile) {
 }
 
 inline std::vector<course::Variant> variants() {
-  return {form<Form::padded>("padded 32x33 (step 03)", "32x33"),
-          form<Form::xor_row>("swizzle, no mask (lesson)", "32x32"),
-          form<Form::and_31>("swizzle, mask row&31", "32x32"),
-          form<Form::mod_32>("swizzle, signed row%32", "32x32")};
+  return {form<Form::padded>("padded", "padded 32x33 (step 03)", "32x33"),
+          form<Form::xor_row>("xor-row", "swizzle, no mask (lesson)", "32x32"),
+          form<Form::and_31>("and-31", "swizzle, mask row&31", "32x32"),
+          form<Form::mod_32>("mod-32", "swizzle, signed row%32", "32x32")};
 }
 
 }  // namespace step04_lab

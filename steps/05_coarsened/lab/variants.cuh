@@ -14,7 +14,7 @@ namespace step05_lab {
 template <int BLOCK_ROWS>
 course::Variant lesson() {
   const std::string block = "32x" + std::to_string(BLOCK_ROWS);
-  return {"lesson " + block, block, "32x32",
+  return {"lesson-" + block, "lesson " + block, block, "32x32",
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             return step05::transpose<BLOCK_ROWS>(static_cast<const float*>(in),
                                                  static_cast<float*>(out), p.rows, p.cols, s);
@@ -22,9 +22,9 @@ course::Variant lesson() {
 }
 
 template <int BLOCK_ROWS, BlockOrder ORDER, Loads LOADS>
-course::Variant experiment(const std::string& what) {
+course::Variant experiment(const std::string& id, const std::string& what) {
   const std::string block = "32x" + std::to_string(BLOCK_ROWS);
-  return {what + " " + block, block, "32x32",
+  return {id + "-" + block, what + " " + block, block, "32x32",
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             return transpose<BLOCK_ROWS, ORDER, LOADS>(static_cast<const float*>(in),
                                                        static_cast<float*>(out), p.rows, p.cols,
@@ -35,9 +35,9 @@ course::Variant experiment(const std::string& what) {
 inline std::vector<course::Variant> variants() {
   return {lesson<8>(),
           lesson<4>(),
-          experiment<8, BlockOrder::diagonal, Loads::first>("diagonal order"),
-          experiment<8, BlockOrder::rows, Loads::pairs>("load-store pairs"),
-          experiment<4, BlockOrder::rows, Loads::pairs>("load-store pairs")};
+          experiment<8, BlockOrder::diagonal, Loads::first>("diagonal", "diagonal order"),
+          experiment<8, BlockOrder::rows, Loads::pairs>("pairs", "load-store pairs"),
+          experiment<4, BlockOrder::rows, Loads::pairs>("pairs", "load-store pairs")};
 }
 
 }  // namespace step05_lab

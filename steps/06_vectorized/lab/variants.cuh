@@ -13,7 +13,8 @@ namespace step06_lab {
 
 template <int LANES>
 course::Variant registers_only() {
-  return {"registers only, " + std::to_string(LANES) + (LANES == 1 ? " lane" : " lanes") +
+  return {"registers-" + std::to_string(LANES) + (LANES == 1 ? "lane" : "lanes"),
+          "registers only, " + std::to_string(LANES) + (LANES == 1 ? " lane" : " lanes") +
               " per column",
           "256", "-", [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             return transpose_no_smem<LANES>(static_cast<const float*>(in),
@@ -22,7 +23,7 @@ course::Variant registers_only() {
 }
 
 inline std::vector<course::Variant> variants() {
-  return {{"lesson: float4, 4 rows/thread, swizzled", "8x8", "32x32",
+  return {{"lesson", "lesson: float4, 4 rows/thread, swizzled", "8x8", "32x32",
            [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
              return step06::transpose<4, 4, step06::Layout::swizzled>(
                  static_cast<const float*>(in), static_cast<float*>(out), p.rows, p.cols, s);

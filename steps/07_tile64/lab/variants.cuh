@@ -13,10 +13,10 @@
 namespace step07lab {
 
 template <int THREADS, Smem S, int BAND = 1, bool STREAM = false, int CHUNK = 1>
-course::Variant tile64(const std::string& what) {
+course::Variant tile64(const std::string& id, const std::string& what) {
   const std::string name = std::to_string(THREADS) + " thr x " +
                            std::to_string(kVectors / THREADS) + " float4, " + what;
-  return {name, std::to_string(THREADS), "64x64",
+  return {std::to_string(THREADS) + "-" + id, name, std::to_string(THREADS), "64x64",
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             return transpose<THREADS, S, BAND, STREAM, CHUNK>(static_cast<const float*>(in),
                                                               static_cast<float*>(out), p.rows,
@@ -26,7 +26,8 @@ course::Variant tile64(const std::string& what) {
 
 template <int THREADS>
 course::Variant scalar() {
-  return {"one float per access: " + std::to_string(THREADS) + " thr, padded, down the columns",
+  return {"scalar-" + std::to_string(THREADS),
+          "one float per access: " + std::to_string(THREADS) + " thr, padded, down the columns",
           std::to_string(THREADS), "64x65",
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             return transpose_scalar<THREADS>(static_cast<const float*>(in),
@@ -37,7 +38,7 @@ course::Variant scalar() {
 template <bool ROW_HALVES>
 course::Variant clone() {
   const std::string halves = ROW_HALVES ? "rows" : "columns";
-  return {"clone of cuBLAS: 256 thr, 32x65 halves of " + halves,
+  return {"clone-" + halves, "clone of cuBLAS: 256 thr, 32x65 halves of " + halves,
           "32x8", "32x65",
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             return transpose_clone<ROW_HALVES>(static_cast<const float*>(in),
@@ -51,21 +52,22 @@ inline std::vector<course::Variant> variants() {
   return {
       // The order of the tiles: plain (what a 2D grid does) against down the columns, for the
       // three thread counts; bands and squares in between.
-      tile64<512, Smem::swizzled>("swizzled, plain order"),
-      tile64<256, Smem::swizzled>("swizzled, plain order"),
-      tile64<128, Smem::swizzled>("swizzled, plain order"),
-      tile64<512, Smem::swizzled, kColumns>("swizzled, down the columns"),
-      tile64<256, Smem::swizzled, kColumns>("swizzled, down the columns"),
-      tile64<256, Smem::swizzled, 8>("swizzled, bands of 8"),
-      tile64<256, Smem::swizzled, 8, false, 8>("swizzled, squares of 8x8"),
-      tile64<256, Smem::swizzled, 16, false, 16>("swizzled, squares of 16x16"),
-      tile64<512, Smem::swizzled, 16, false, 16>("swizzled, squares of 16x16"),
+      tile64<512, Smem::swizzled>("plain", "swizzled, plain order"),
+      tile64<256, Smem::swizzled>("plain", "swizzled, plain order"),
+      tile64<128, Smem::swizzled>("plain", "swizzled, plain order"),
+      tile64<512, Smem::swizzled, kColumns>("columns", "swizzled, down the columns"),
+      tile64<256, Smem::swizzled, kColumns>("columns", "swizzled, down the columns"),
+      tile64<256, Smem::swizzled, 8>("bands8", "swizzled, bands of 8"),
+      tile64<256, Smem::swizzled, 8, false, 8>("squares8", "swizzled, squares of 8x8"),
+      tile64<256, Smem::swizzled, 16, false, 16>("squares16", "swizzled, squares of 16x16"),
+      tile64<512, Smem::swizzled, 16, false, 16>("squares16", "swizzled, squares of 16x16"),
       // The shared layout and the cache hint, in the order they were first tried.
-      tile64<256, Smem::padded>("padded, plain order"),
-      tile64<256, Smem::swizzled, 1, true>("streaming hints, plain order"),
-      tile64<256, Smem::quads>("quads, plain order"),
-      tile64<256, Smem::quads, kColumns>("quads, down the columns"),
-      tile64<256, Smem::signed_swizzle, kColumns>("signed swizzle, down the columns"),
+      tile64<256, Smem::padded>("padded", "padded, plain order"),
+      tile64<256, Smem::swizzled, 1, true>("streaming", "streaming hints, plain order"),
+      tile64<256, Smem::quads>("quads", "quads, plain order"),
+      tile64<256, Smem::quads, kColumns>("quads-columns", "quads, down the columns"),
+      tile64<256, Smem::signed_swizzle, kColumns>("signed-columns",
+                                                  "signed swizzle, down the columns"),
       // One float per access.
       scalar<512>(),
       scalar<256>(),

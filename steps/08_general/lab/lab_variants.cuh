@@ -25,7 +25,7 @@ using step08::tile_text;
 template <int S>
 course::Variant realigned_variant() {
   constexpr step08::TileSize t = step08::vector_tile(S);
-  return {"realigned 16B vectors, both sides", "256", tile_text(t.rows, t.cols),
+  return {"realigned", "realigned 16B vectors, both sides", "256", tile_text(t.rows, t.cols),
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             if (!step08::valid_problem(S, p.rows, p.cols, reinterpret_cast<std::uintptr_t>(in),
                                        reinterpret_cast<std::uintptr_t>(out))) {
@@ -41,8 +41,10 @@ course::Variant realigned_variant() {
 template <int S, int TR, int TC, int MinBlocks>
 course::Variant shifted_lab_variant() {
   std::string name = "shifted vectors, " + tile_text(TR, TC) + " tile";
+  std::string id = "shifted-" + tile_text(TR, TC);
   if (MinBlocks > 1) name += ", " + std::to_string(MinBlocks) + " blocks per SM";
-  return {name, "256", tile_text(TR, TC),
+  if (MinBlocks > 1) id += "-" + std::to_string(MinBlocks) + "blocks";
+  return {id, name, "256", tile_text(TR, TC),
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             return step08::launch_shift_bounded<S, TR, TC, MinBlocks>(in, out, p.rows, p.cols, s);
           }};
@@ -51,7 +53,8 @@ course::Variant shifted_lab_variant() {
 /// The scalar kernel with T x T tiles and the launcher's cut, on any shape.
 template <int S, int T>
 course::Variant scalar_tile_variant() {
-  return {"scalar, " + tile_text(T, T) + " tile, writes cut on sectors", "32x8", tile_text(T, T),
+  return {"scalar-cut-" + tile_text(T, T),
+          "scalar, " + tile_text(T, T) + " tile, writes cut on sectors", "32x8", tile_text(T, T),
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             const auto o = reinterpret_cast<std::uintptr_t>(out);
             if (!step08::valid_problem(S, p.rows, p.cols, reinterpret_cast<std::uintptr_t>(in),

@@ -48,8 +48,9 @@ inline std::string shape(int a, int b) { return std::to_string(a) + "x" + std::t
 
 /// One variant; Lesson: the lesson's own kernel, otherwise sector_pairs.cuh's.
 template <int TILE, int ROWS, bool Sectors = false, int G = 1, bool Lesson = false>
-course::Variant pairs(const std::string& what) {
-  course::Variant v{"tile pairs " + shape(TILE, TILE) + ", " + what, shape(TILE, ROWS),
+course::Variant pairs(const std::string& id, const std::string& what) {
+  course::Variant v{"pairs-" + shape(TILE, TILE) + id,
+                    "tile pairs " + shape(TILE, TILE) + ", " + what, shape(TILE, ROWS),
                     shape(TILE, TILE),
                     [](const course::Problem& p, const void*, void* out, cudaStream_t s) {
                       float* const m = static_cast<float*>(out);
@@ -70,12 +71,12 @@ course::Variant pairs(const std::string& what) {
 /// Every kernel of the lab, the controls first.
 inline std::vector<course::Variant> variants() {
   using detail::pairs;
-  return {pairs<32, 8, false, 1, true>("32x8 threads"),
-          pairs<64, 8, false, 1, true>("64x8 threads"),
-          pairs<32, 4, false, 1, true>("32x4 threads"),
-          pairs<64, 16, false, 1, true>("64x16 threads"),
-          pairs<64, 8, true, 1>("warps on sectors"),
-          pairs<64, 8, false, 2>("2x2 pairs per block")};
+  return {pairs<32, 8, false, 1, true>("", "32x8 threads"),
+          pairs<64, 8, false, 1, true>("", "64x8 threads"),
+          pairs<32, 4, false, 1, true>("-32x4", "32x4 threads"),
+          pairs<64, 16, false, 1, true>("-64x16", "64x16 threads"),
+          pairs<64, 8, true, 1>("-sectors", "warps on sectors"),
+          pairs<64, 8, false, 2>("-2x2", "2x2 pairs per block")};
 }
 
 /// The rectangle's variants, the lesson's passes first (control); each has its own plan.
@@ -83,7 +84,7 @@ inline std::vector<course::Variant> rect_variants() {
   auto lesson = step09::rect_variants(course::ElemType::f32, std::make_shared<step09::RectPlan>());
   lesson[0].name = "rectangle, reflections in shared memory";
   auto plan = std::make_shared<step09::RectPlan>();
-  course::Variant direct{"rectangle, reflections in place", "32x8", "-",
+  course::Variant direct{"rect-direct", "rectangle, reflections in place", "32x8", "-",
                          [plan](const course::Problem& p, const void*, void* out, cudaStream_t s) {
                            return transpose_rect_direct<float>(static_cast<float*>(out), p.rows,
                                                                p.cols, *plan, s);

@@ -1,0 +1,360 @@
+"""The blocks the markers hold, rendered from the data: each function returns the lines that go
+between a block marker and its end (plots/README.md, "Blocks").
+
+    <!-- bench-table steps=step04,step05 shapes=8192x8192 [ids=a,b] [type=f32,f16] [batch=N] -->
+    <!-- profile-table steps=step02,step03 [ids=...] [shapes=...] [type=...] [metrics=all] -->
+    <!-- pattern-table type=f64 shapes=16384x16384 -->
+    <!-- results-table -->
+    <!-- figure name=progression -->
+"""
+
+import os
+from pathlib import Path
+
+from markers import MarkerError, check_attrs, parse_attrs, parse_shapes
+from rows import best, journey, measured_on, median, normalize_step, select, step_number
+from text import cell, fmt_ms, fmt_shape, fmt_value, table
+
+NO_BENCH = "_No measurements yet: run `make bench` on a GPU, then `make plots`._"
+NO_PROFILE = ("_No profiler counters yet: run `make profile STEP=NN` on a GPU, "
+              "then `make plots`._")
+NO_PATTERNS = ("_No pattern timings yet: run `./step08_patterns --csv plots/data/patterns.csv` "
+               "on a GPU, then `make plots`._")
+
+
+def parse_ids(attrs):
+    return [i.strip() for i in attrs["ids"].split(",") if i.strip()] if "ids" in attrs else None
+
+
+# -- bench-table ----------------------------------------------------------------------------------
+
+def bench_row_cells(r, with_step, with_spread=False):
+    """(step |) kernel | shape | median ms | GB/s | % of copy | (spread |) % of peak."""
+    name = r.kernel
+    if r.verified == "FAILED":
+        name += " (wrong result)"
+    elif r.verified == "skipped":
+        name += " (not verified)"
+    name = cell(name)
+    if r.is_reference:
+        name = f"*{name}*"
+    shape = fmt_shape(r.shape, r.batch)
+    if r.verified == "refused":
+        numbers = ["refused", "-", "-"] + (["-"] if with_spread else []) + ["-"]
+    else:
+        numbers = [fmt_ms(r.median_ms), f"{r.gbps:.0f}", f"{r.pct_copy:.1f}"]
+        if with_spread:
+            numbers.append(f"{r.spread:.1f}" if r.runs > 1 else "-")
+        numbers.append(f"{r.pct_peak:.1f}")
+    first = [("" if r.is_reference else r.step)] if with_step else []
+    return first + [name, shape] + numbers
+
+
+def runs_note(rows):
+    """The sentence that says over how many runs the numbers are medians, '' for single runs."""
+    counts = sorted({r.runs for r in rows})
+    if not counts or counts == [1]:
+        return ""
+    many = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    return (f"Each row is the median of {many} separate runs (each the median of its "
+            "repetitions); spread: the largest minus the smallest % of copy over those runs, in "
+            "points. Two kernels closer than their spreads are level.")
+
+
+def render_bench_table(text, data):
+    _, attrs = parse_attrs(text)
+    check_attrs("bench-table", attrs, ("steps", "shapes", "type", "ids", "batch"),
+                required=("steps", "shapes"))
+    steps = [normalize_step(s) for s in attrs["steps"].split(",")]
+    shapes = parse_shapes(attrs["shapes"])
+    types = attrs.get("type", "f32").split(",")
+    try:
+        batch = int(attrs.get("batch", "1"))
+    except ValueError:
+        raise MarkerError(f"batch: '{attrs['batch']}' is not a whole number")
+    ids = parse_ids(attrs)
+    with_step = len(steps) > 1
+
+    picked = []
+    for type_ in types:
+        for shape in shapes:
+            here = select(data.bench, shape=shape, type_=type_, batch=batch)
+            per_step = [[r for r in here if r.step == s] for s in steps]
+            # The copy ceiling of the first listed step that ran here: the rows below it are
+            # percentages of that same kind of run.
+            ran_steps = [rows for rows in per_step if rows]
+            refs = []
+            if ran_steps:
+                copy_row = best([r for r in ran_steps[0] if r.is_copy])
+                refs += [copy_row] if copy_row else []
+            cublas = next((c for c in (best([r for r in rows if r.is_cublas]) for rows in per_step)
+                           if c), None)
+            refs += [cublas] if cublas else []
+            kernels = [r for rows in per_step for r in rows
+                       if not r.is_reference and (ids is None or r.id in ids)]
+            if kernels:
+                picked += [(type_, r) for r in refs + kernels]
+    if not picked:
+        return [NO_BENCH]
+    shown = [r for _, r in picked]
+    with_spread = any(r.runs > 1 for r in shown)
+    body = []
+    for type_, r in picked:
+        cells = bench_row_cells(r, with_step, with_spread)
+        if len(types) > 1:  # the type goes into the shape column
+            cells[(1 if with_step else 0) + 1] += f" {type_}"
+        body.append(cells)
+    header = (["step"] if with_step else []) + ["kernel", "shape", "median ms", "GB/s",
+                                                 "% of copy"]
+    header += (["spread"] if with_spread else []) + ["% of peak"]
+    note = runs_note(shown)
+    return table(header, body) + ["", f"Measured on {measured_on(shown)} (`make bench`). "
+                                  "Each row's % of copy is against the copy ceiling timed in the "
+                                  "same run as that row; the copy row shown is one of those runs'."
+                                  + (f" {note}" if note else "")]
+
+
+# -- profile-table --------------------------------------------------------------------------------
+
+# Nsight Compute metric names (and scripts/profile.py's derived ones) -> short column headers,
+# in the order the columns appear. Byte counts are shown in MB (1e6 bytes), times in us.
+METRICS = {
+    "gpu__time_duration.sum": "time us",
+    "dram__bytes_read.sum": "DRAM read MB",
+    "dram__bytes_write.sum": "DRAM write MB",
+    "global_ld_sectors_per_request": "ld sectors/req",
+    "global_st_sectors_per_request": "st sectors/req",
+    "lts__t_sectors_srcunit_tex_op_read.sum": "L2 sectors read (M)",
+    "lts__t_sectors_srcunit_tex_op_write.sum": "L2 sectors written (M)",
+    "smsp__inst_executed.sum": "instructions (M)",
+    "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio": "ld sectors/req",
+    "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio": "st sectors/req",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": "ld sectors",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": "st sectors",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": "ld requests",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": "st requests",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": "smem ld conflicts",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": "smem st conflicts",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": "smem ld wavefronts",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": "smem st wavefronts",
+    "smsp__sass_inst_executed_op_shared_ld.sum": "smem ld instructions",
+    "smsp__sass_inst_executed_op_shared_st.sum": "smem st instructions",
+    "sm__warps_active.avg.pct_of_peak_sustained_active": "occupancy %",
+    "sm__maximum_warps_per_active_cycle_pct": "theoretical occupancy %",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed": "DRAM % of peak",
+    "launch__registers_per_thread": "registers/thread",
+}
+# Raw counts that the ratios above already say; shown only with `metrics=all` in the marker.
+HIDDEN_METRICS = {"ld sectors", "st sectors", "ld requests", "st requests"}
+BYTE_UNITS = {"byte": 1, "b": 1, "kbyte": 1e3, "kb": 1e3, "mbyte": 1e6, "mb": 1e6,
+              "gbyte": 1e9, "gb": 1e9, "tbyte": 1e12, "kib": 1024, "mib": 1 << 20,
+              "gib": 1 << 30}
+MICROSECONDS = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1, "us": 1, "msecond": 1e3, "ms": 1e3,
+                "second": 1e6, "s": 1e6}
+
+
+def metric_column(metric, unit):
+    """The header of a metric and the factor that converts its values for that header."""
+    unit_key = (unit or "").strip().lower()
+    label = METRICS.get(metric)
+    if label and label.endswith(" MB"):
+        return label, BYTE_UNITS.get(unit_key, 1) / 1e6  # ncu's bytes, in any prefix
+    if label and label.endswith(" us"):
+        return label, MICROSECONDS.get(unit_key, 1)  # ncu's times, in any unit
+    if label and label.endswith(" (M)"):
+        return label, 1e-6  # counts in millions
+    if label:
+        return label, 1.0
+    return (f"{metric} ({unit})" if unit else metric), 1.0
+
+
+def profile_step(step):
+    """What `make profile STEP=` takes: "step05" -> "05", "step07-lab" -> "07-lab"; else None."""
+    nn = step_number(step.removesuffix("-lab"))
+    return nn + ("-lab" if step.endswith("-lab") else "") if nn else None
+
+
+def render_profile_table(text, data):
+    _, attrs = parse_attrs(text)
+    check_attrs("profile-table", attrs, ("steps", "ids", "shapes", "type", "metrics"),
+                required=("steps",))
+    steps = [normalize_step(s) for s in attrs["steps"].split(",")]
+    ids = parse_ids(attrs)
+    shapes = parse_shapes(attrs["shapes"]) if "shapes" in attrs else None
+    type_ = attrs.get("type")
+
+    picked = [p for p in data.profile if p["step"] in steps and (ids is None or p["id"] in ids)
+              and (shapes is None or (int(p["rows"]), int(p["cols"])) in shapes)
+              and (type_ is None or p["type"] == type_)]
+    runs = ", ".join(f"`make profile STEP={profile_step(s)}`" for s in steps if profile_step(s))
+    if not picked:
+        return [NO_PROFILE.replace("`make profile STEP=NN`", runs)] if runs else [NO_PROFILE]
+    # One table row per (step, kernel, problem) in the order of the steps listed; one column
+    # per metric, known metrics in METRICS' order, unknown ones after, in order of appearance.
+    order = list(METRICS)
+    columns, values, keys, names = {}, {}, [], {}
+    for p in sorted(picked, key=lambda p: steps.index(p["step"])):
+        key = (p["step"], p["id"], p["type"], int(p["rows"]), int(p["cols"]))
+        if key not in values:
+            keys.append(key)
+            values[key] = {}
+        names[key] = p["kernel"]
+        header, factor = metric_column(p["metric"], p.get("unit", ""))
+        if header in HIDDEN_METRICS and attrs.get("metrics") != "all":
+            continue
+        rank = order.index(p["metric"]) if p["metric"] in order else len(order) + len(columns)
+        columns.setdefault(header, rank)
+        try:
+            values[key][header] = fmt_value(float(p["value"].replace(",", "")) * factor)
+        except ValueError:
+            values[key][header] = cell(p["value"])
+    headers = sorted(columns, key=columns.get)
+    with_step = len(steps) > 1
+    body = []
+    for key in keys:
+        step, _, t, rows, cols = key
+        body.append(([step] if with_step else []) + [cell(names[key]),
+                                                     fmt_shape((rows, cols), 1, t)]
+                    + [values[key].get(h, "-") for h in headers])
+    setups = sorted({f"{p['device']}, driver {p['driver']}, {p['date']}" for p in picked})
+    columns = (["step"] if with_step else []) + ["kernel", "shape"] + [cell(h) for h in headers]
+    return (table(columns, body)
+            + ["", f"Nsight Compute on {'; '.join(setups)} ({runs or 'scripts/profile.py'})."])
+
+
+# -- pattern-table --------------------------------------------------------------------------------
+
+def render_pattern_table(text, data):
+    """step08_patterns' lines for one element type at the shapes listed: the median of the runs
+    of each line (every row of the same shape, pattern and group is one run), with the spread."""
+    _, attrs = parse_attrs(text)
+    check_attrs("pattern-table", attrs, ("type", "shapes"), required=("type", "shapes"))
+    shapes = parse_shapes(attrs["shapes"])
+    runs = {}
+    for p in data.patterns:
+        shape = (int(p["rows"]), int(p["cols"]))
+        if p["type"] == attrs["type"] and shape in shapes:
+            runs.setdefault((shape, p["pattern"], p["group_rows"]), []).append(p)
+    if not runs:
+        return [NO_PATTERNS]
+    body = []
+    for (shape, pattern, group), got in sorted(runs.items(),
+                                               key=lambda kv: shapes.index(kv[0][0])):
+        pct = [float(p["pct_stream"]) for p in got]
+        body.append([cell(pattern), fmt_shape(shape), group,
+                     fmt_ms(median(float(p["median_ms"]) for p in got)),
+                     f"{median(float(p['gbps']) for p in got):.0f}", f"{median(pct):.1f}",
+                     f"{max(pct) - min(pct):.1f}"])
+    every = [p for got in runs.values() for p in got]
+    setups = sorted({f"{p['device']}, driver {p['driver']}, CUDA {p['cuda']}, {p['date']}"
+                     for p in every})
+    counts = sorted({len(got) for got in runs.values()})
+    over = (f"{counts[0]} runs" if len(counts) == 1 else f"{counts[0]} to {counts[-1]} runs")
+    return (table(["pattern", "shape", "group", "median ms", "GB/s", "% of stream", "spread"],
+                  body)
+            + ["", f"Measured on {'; '.join(setups)} (`./step08_patterns --type {attrs['type']}`, "
+                   f"the median of {over}). group: tile rows per group of the tile order, '-' for "
+                   "a linear stream; % of stream: against the linear stream of the same kind "
+                   "(reads, writes, or the copy for the transpose); spread: the largest minus the "
+                   "smallest % of stream over the runs, in points."])
+
+
+# -- results-table --------------------------------------------------------------------------------
+
+def render_results_table(text, data, md_path):
+    """The README's table: each step's best kernel at the headline shapes (steps/course.toml),
+    float32, a step with [twice] in its facts twice; then the copy ceiling, cuBLAS, PyTorch."""
+    _, attrs = parse_attrs(text)
+    check_attrs("results-table", attrs, ())
+    lessons = data.course.lessons()
+    shapes = data.course.headline_shapes
+    rows_of = {}
+    for step, role, label, per_shape in journey(data):
+        rows_of.setdefault(step_number(step), []).append((role, label, per_shape))
+    here = md_path.parent
+    header = ["step", "idea"]
+    for shape in shapes:
+        header += [f"GB/s {shape[0]}x{shape[1]}", "% of copy"]
+
+    def numbers_of(row):
+        return [f"{row.gbps:.0f}", f"{row.pct_copy:.1f}"] if row else ["-", "-"]
+
+    body, shown, twice_notes = [], [], []
+    for nn in sorted(set(lessons) | set(rows_of)):
+        facts = lessons.get(nn)
+        lesson = facts.folder / "README.md" if facts else None
+        if lesson and lesson.exists():
+            link = f"[{facts.name}]({Path(os.path.relpath(lesson, here)).as_posix()})"
+        else:  # a lesson still to be written
+            link = facts.name if facts else f"step{nn}"
+        idea = facts.idea if facts else ""
+        for role, label, per_shape in rows_of.get(nn, [("", "", {})]):
+            kernels = list(dict.fromkeys(r.kernel for r in per_shape.values() if r))
+            if role == "headline":
+                text = f"{idea}; {facts.twice['what']} ({' / '.join(kernels) or '-'})"
+                twice_notes.append(f"step {nn} twice: {facts.twice['note']}")
+            elif role == "best":
+                text = f"the same kernel, the {label} measured ({' / '.join(kernels) or '-'})"
+            else:
+                text = idea
+            cells = [f"{link}, {label}" if label else link, cell(text)]
+            for shape in shapes:
+                top = per_shape.get(shape)
+                cells += numbers_of(top)
+                shown += [top] if top else []
+            body.append(cells)
+    # References: the best copy ceiling and cuBLAS any step measured at the headline shapes,
+    # and PyTorch where it was measured.
+    references = [("copy ceiling", "cudaMemcpy or a float4 copy kernel", lambda r: r.is_copy),
+                  ("cuBLAS geam", "the library's transpose", lambda r: r.is_cublas),
+                  ("PyTorch", "the fastest PyTorch call measured",
+                   lambda r: r.step == "pytorch" and not r.is_copy)]
+    for label, idea, keep in references:
+        cells, any_found = [f"*{label}*", idea], False
+        for shape in shapes:
+            top = best([r for r in select(data.bench, shape=shape, type_="f32")
+                        if keep(r) and (step_number(r.step) or r.step == "pytorch")])
+            if top and label == "copy ceiling":  # the ceiling is 100% of itself
+                cells += [f"{top.gbps:.0f}", "100.0"]
+            else:
+                cells += numbers_of(top)
+            any_found = any_found or top is not None
+            shown += [top] if top else []
+        if any_found or label == "copy ceiling":
+            body.append(cells)
+    lines = table(header, body)
+    if not shown:
+        return lines + ["", NO_BENCH]
+    note = "Best kernel of each step, float32"
+    note += "".join(f"; {n}" for n in twice_notes)
+    note += f". Measured on {measured_on(shown)} (`make bench`)."
+    if any(r.runs > 1 for r in shown):
+        many = sorted({r.runs for r in shown})
+        runs = str(many[0]) if len(many) == 1 else f"{many[0]} to {many[-1]}"
+        note += (f" Each number is the median of {runs} separate runs; over those runs % of copy "
+                 f"moved by at most {max(r.spread for r in shown):.1f} points.")
+    return lines + ["", note]
+
+
+# -- figure ---------------------------------------------------------------------------------------
+
+def render_figure(text, catalog, md_path, figures_dir):
+    """A link to plots/figures/NAME.png, relative to the page; the catalog ({name: Figure}) says
+    whether its data is there."""
+    _, attrs = parse_attrs(text)
+    check_attrs("figure", attrs, ("name",), required=("name",))
+    name = attrs["name"]
+    entry = catalog.get(name)
+    path = figures_dir / f"{name}.png"
+    if entry is None:
+        if not path.exists():  # neither drawn here nor a picture kept in plots/figures
+            raise MarkerError(f"figure: no figure named '{name}' (known: {', '.join(catalog)})")
+        caption = name.replace("_", " ")
+    else:
+        if not entry.ready:
+            return [entry.missing]
+        if not path.exists():  # the data is there, the picture is not: the link would be broken
+            raise MarkerError(f"figure: {name}.png is not in plots/figures: run `make plots`")
+        caption = entry.caption
+    link = Path(os.path.relpath(path, md_path.parent)).as_posix()
+    return [f"![{cell(caption)}]({link})"]
