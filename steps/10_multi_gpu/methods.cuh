@@ -14,6 +14,7 @@ namespace step10 {
 inline Method overlapped() {
   auto pipe = std::make_shared<std::unique_ptr<Pipeline>>();
   Method m;
+  m.id = "overlapped";
   m.name = "overlapped";
   m.chunked = true;
   m.prepare = [pipe](const Context& c) {

@@ -36,6 +36,11 @@ void add_multi_options(course::StepInfo* step) {
                           "4 to 32)"});
 }
 
+std::string run_id(const std::string& id, int gpus, bool chunked, const std::string& chunks) {
+  return id + "-" + std::to_string(gpus) + (gpus == 1 ? "gpu" : "gpus") +
+         (chunked && chunks != "auto" ? "-" + chunks + "chunks" : "");
+}
+
 std::string check_block(const Layout& at, int me, course::ElemType type, std::uint64_t seed,
                         const std::uint8_t* got) {
   const std::size_t size = course::elem_size(type);
@@ -301,7 +306,10 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
 
   if (lead) std::cerr << "timing NCCL's all-to-all...\n";
   const Part whole = ctx.part(1);
-  course::ResultRow ceiling{"copy: NCCL all-to-all" + on, "-", "-"};
+  course::ResultRow ceiling;
+  ceiling.id = run_id("a2a", G, false, "");
+  ceiling.kernel = "copy: NCCL all-to-all" + on;
+  ceiling.block = ceiling.tile = "-";
   const course::Timing ct = time_all(
       ctx, all, s, [&](cudaStream_t t) { all_to_all(whole, team.comm(), t); }, opt.warmup,
       opt.reps);
@@ -317,7 +325,11 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
   std::vector<std::string> notes;
   for (Method& m : methods) {
     if (lead) std::cerr << "verifying and timing " << m.name << "...\n";
-    course::ResultRow row{m.name + on, "-", m.chunked ? std::to_string(at.chunks) : "-"};
+    course::ResultRow row;
+    row.id = run_id(m.id, G, m.chunked, chunks);
+    row.kernel = m.name + on;
+    row.block = "-";
+    row.tile = m.chunked ? std::to_string(at.chunks) : "-";
     const std::string why = m.prepare ? m.prepare(ctx) : "";
     if (all.max(why.empty() ? 0 : 1)) {
       row.verified = "refused";
@@ -377,6 +389,36 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
   return failed ? course::kExitVerifyFailed : course::kExitOk;
 }
 
+// --list: what the benchmark and the facts' checks read, one fact a line, tab-separated, as
+// every step prints it: each element type of the course (its bytes; whether this binary takes
+// it), then the kernels (id, name) for these options.
+void list(const course::StepInfo& step, const std::vector<Method>& methods, int gpus,
+          const std::string& chunks) {
+  for (course::ElemType t : course::all_elem_types()) {
+    bool takes = false;
+    for (course::ElemType s : step.types) takes = takes || s == t;
+    std::cout << "type\t" << course::elem_name(t) << '\t' << course::elem_size(t) << '\t'
+              << (t == step.types.front() ? "default" : takes ? "yes" : "no") << '\n';
+  }
+  for (const Method& m : methods) {
+    std::cout << "kernel\t" << run_id(m.id, gpus, m.chunked, chunks) << '\t' << m.name << ", "
+              << gpus_text(gpus) << '\n';
+  }
+}
+
+// The GPUs a run with --gpus all would use: mpirun's processes, else the visible GPUs, else 1.
+int gpus_here() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    if (const char* v = std::getenv(name)) return std::max(1, std::atoi(v));
+  }
+  std::string why;
+  int count = 0;
+  if (course::cuda_device_available(&why) && cudaGetDeviceCount(&count) == cudaSuccess) {
+    return std::max(1, count);
+  }
+  return 1;
+}
+
 }  // namespace
 
 int run_multi(int argc, char** argv, const course::StepInfo& step, const MethodList& make) {
@@ -393,9 +435,20 @@ int run_multi(int argc, char** argv, const course::StepInfo& step, const MethodL
       if (lead) std::cout << course::usage(step);
       return course::kExitOk;
     }
-    std::vector<Method> methods;
-    for (Method& m : make(opt)) {
-      if (opt.only.empty() || m.name.find(opt.only) != std::string::npos) methods.push_back(std::move(m));
+    const std::string& g = opt.get("gpus");
+    if (opt.list) {
+      if (lead) list(step, make(opt), g == "all" ? gpus_here() : std::stoi(g), opt.get("chunks"));
+      return course::kExitOk;
+    }
+    // --only: the method with that id (its own, or as the data has it), else those whose name
+    // holds the text.
+    std::vector<Method> all = make(opt), methods;
+    bool by_id = false;
+    for (const Method& m : all) by_id = by_id || m.id == opt.only || opt.only.rfind(m.id + "-", 0) == 0;
+    for (Method& m : all) {
+      const bool named = by_id ? m.id == opt.only || opt.only.rfind(m.id + "-", 0) == 0
+                               : m.name.find(opt.only) != std::string::npos;
+      if (opt.only.empty() || named) methods.push_back(std::move(m));
     }
     if (methods.empty()) {
       throw UsageError("--only: no kernel of " + step.binary + " matches '" + opt.only + "'");
@@ -403,7 +456,6 @@ int run_multi(int argc, char** argv, const course::StepInfo& step, const MethodL
     if (lead && !opt.csv.empty() && !can_append(opt.csv)) {
       throw UsageError("--csv: cannot write '" + opt.csv + "'");
     }
-    const std::string& g = opt.get("gpus");
     team.join(g == "all" ? 0 : std::stoi(g), step.binary);
     joined = true;
     return team.finish(measure(team, step, opt, methods));

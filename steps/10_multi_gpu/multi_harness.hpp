@@ -48,6 +48,7 @@ struct Context {
 
 /// One way to transpose across the GPUs: a row of the table.
 struct Method {
+  std::string id;        ///< "overlapped"; the data's id adds the GPUs: "overlapped-2gpus"
   std::string name;      ///< "overlapped"; the table adds ", 2 GPUs"
   bool chunked = false;  ///< the tile column gives the chunks per GPU
   /// Once on every GPU, before the first run: "" or why the method cannot run here. Optional.
@@ -65,7 +66,14 @@ using MethodList = std::function<std::vector<Method>(const course::Options&)>;
 /// Adds step 10's own options to @p step: --gpus N|all and --chunks N|auto.
 void add_multi_options(course::StepInfo* step);
 
-/// The main() of step 10 and its lab: parse (exit 2 on a bad argument, printed by rank 0 only),
+/// The id a method's rows carry in the data: its own, the number of GPUs, and the chunks per GPU
+/// where --chunks gave them ("overlapped-2gpus", "overlapped-1gpu", "overlapped-2gpus-8chunks"):
+/// the same kernel on other GPU counts or chunks is another measurement.
+std::string run_id(const std::string& id, int gpus, bool chunked, const std::string& chunks);
+
+/// The main() of step 10 and its lab: parse (exit 2 on a bad argument, printed by rank 0 only;
+/// --list prints the element types and the kernels' ids for --gpus, or for the GPUs visible here,
+/// one where none is),
 /// join the team (team.hpp; exit 3 without a usable device), refuse a size that does not fit on
 /// some GPU (exit 2), fill this GPU's rows, time the all-to-all, then for each method: poison,
 /// run once, check this GPU's block (exit 1 if any GPU's is wrong), time. Rank 0 prints the

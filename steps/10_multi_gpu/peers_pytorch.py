@@ -16,8 +16,8 @@ bytes; the ceiling of the same run is all_to_all_single of the same bytes alone.
 checks its own block bit for bit against the pattern its elements were made from.
 
 Rows go to the terminal and, with --csv, to a CSV in the format of common/report.hpp (step
-"pytorch-nccl", kernel "split, all_to_all_single, t().contiguous(), G GPUs"; the ceiling as kernel
-"copy: all_to_all_single, G GPUs", its % copy column the % of that ceiling).
+"pytorch-nccl", id "torch-2gpus", kernel "split, all_to_all_single, t().contiguous(), 2 GPUs"; the
+ceiling as id "a2a-2gpus", kernel "copy: all_to_all_single, 2 GPUs"; % copy is % of that ceiling).
 
     python3 steps/10_multi_gpu/peers_pytorch.py --gpus 2 --csv plots/data/bench.csv
     python3 steps/10_multi_gpu/peers_pytorch.py --shapes 32768x32768 --types f32,i8
@@ -40,7 +40,7 @@ DEFAULT_SHAPES = {
     "i8": "65536x65536",
     "f64": "32768x16384",
 }
-HEADER = ("step,kernel,block,tile,type,rows,cols,batch,median_ms,min_ms,gbps,pct_copy,"
+HEADER = ("step,id,kernel,block,tile,type,rows,cols,batch,median_ms,min_ms,gbps,pct_copy,"
           "pct_peak,verified,device,driver,cuda,date").split(",")
 ELEM_SIZE = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "i8": 1}
 
@@ -226,6 +226,7 @@ def main(argv):
     peak = peak_gbps(0)
 
     gpus = "%d GPU%s" % (G, "" if G == 1 else "s")
+    on = "-%dgpu%s" % (G, "" if G == 1 else "s")  # in the ids, as step 10's
     print("PyTorch %s, %s x %s, driver %s, CUDA %s" %
           (torch.__version__, G, ident["device"], ident["driver"], ident["cuda"]))
     print("%-5s %-12s %10s %10s %9s %8s  %s" %
@@ -239,11 +240,12 @@ def main(argv):
         moved = 2.0 * R * C * ELEM_SIZE[type_name] / G
         a_gbps, gbps = moved / (a_med * 1e-3) / 1e9, moved / (med * 1e-3) / 1e9
         failed = failed or not ok
-        for kernel, m, n, g, pct, v in (
-                ("copy: all_to_all_single, " + gpus, a_med, a_min, a_gbps, 100.0, "-"),
-                ("split, all_to_all_single, t().contiguous(), " + gpus, med, mn, gbps,
-                 100.0 * a_med / med, "yes" if ok else "FAILED")):
-            rows.append(["pytorch-nccl", kernel, "-", "-", type_name, str(R), str(C), "1",
+        for kid, kernel, m, n, g, pct, v in (
+                ("a2a" + on, "copy: all_to_all_single, " + gpus, a_med, a_min, a_gbps, 100.0,
+                 "-"),
+                ("torch" + on, "split, all_to_all_single, t().contiguous(), " + gpus, med, mn,
+                 gbps, 100.0 * a_med / med, "yes" if ok else "FAILED")):
+            rows.append(["pytorch-nccl", kid, kernel, "-", "-", type_name, str(R), str(C), "1",
                          format(m, ".6g"), format(n, ".6g"), "%.1f" % g, "%.1f" % pct,
                          "%.1f" % (100.0 * g / peak if peak else 0.0), v, ident["device"],
                          ident["driver"], ident["cuda"], ident["date"]])

@@ -140,6 +140,14 @@ TEST(CpuStep10Team, NcclIdSurvivesTheTripThroughTheEnvironment) {
   EXPECT_FALSE(step10::from_hex("zz" + hex.substr(2), &back, sizeof back));     // not hex
 }
 
+// The data tells the same method on other GPU counts, or with chunks given, apart by its id.
+TEST(CpuStep10Ids, CarryTheGpusAndChunksGiven) {
+  EXPECT_EQ(step10::run_id("overlapped", 2, true, "auto"), "overlapped-2gpus");
+  EXPECT_EQ(step10::run_id("overlapped", 1, true, "auto"), "overlapped-1gpu");
+  EXPECT_EQ(step10::run_id("overlapped", 4, true, "8"), "overlapped-4gpus-8chunks");
+  EXPECT_EQ(step10::run_id("peer", 2, false, "8"), "peer-2gpus");
+}
+
 // The check of one GPU's block passes the right block and names the first wrong element in the
 // whole output's coordinates, saying when it was never written.
 TEST(CpuStep10Check, FindsTheFirstWrongElementOfOneGpusBlock) {
@@ -263,7 +271,8 @@ TEST(Step10Simulated, ManyChunksOnBiggerShapes) {
 std::vector<course::Variant> one_gpu_variants() {
   std::vector<course::Variant> v;
   for (course::ElemType t : course::all_elem_types()) {
-    v.push_back({std::string("pipeline on one GPU, ") + course::elem_name(t), "256", "-",
+    v.push_back({std::string("pipeline-1gpu-") + course::elem_name(t),
+                 std::string("pipeline on one GPU, ") + course::elem_name(t), "256", "-",
                  [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
                    const Layout at{p.rows, p.cols, course::elem_size(p.type), 1, 1};
                    step10::Pipeline pipe(1);

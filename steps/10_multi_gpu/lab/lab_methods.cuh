@@ -21,6 +21,7 @@ namespace step10 {
 
 inline Method plain_order() {
   Method m;
+  m.id = "plain";
   m.name = "plain order";
   m.run = [](const Context& c, cudaStream_t s) {
     const Part p = c.part(1);
@@ -96,6 +97,7 @@ inline std::string open_peer_outputs(const Context& c, PeerOutputs* peers) {
 inline Method peer_writes() {
   auto peers = std::make_shared<std::unique_ptr<PeerOutputs>>();
   Method m;
+  m.id = "peer";
   m.name = "peer writes";
   m.prepare = [peers](const Context& c) {
     *peers = std::make_unique<PeerOutputs>();
