@@ -19,6 +19,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 3
 export NCCL_NVLS_ENABLE=0  # never NVLink SHARP (the program sets it too)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export NCCL_DEBUG=${NCCL_DEBUG:-WARN}  # NCCL's warnings into the log
 BUILD=${BUILD:-build-step10}
 OUT=${OUT:-$BUILD/out}
 BUDGET=${BUDGET:-500}
