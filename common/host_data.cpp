@@ -84,21 +84,25 @@ void transpose_blocked(const Problem& p, const std::uint8_t* in_bytes, std::uint
 
 }  // namespace
 
+void pattern_element(ElemType type, std::int64_t index, std::uint64_t seed, std::uint8_t* dst) {
+  const std::size_t size = elem_size(type);
+  const auto i = static_cast<std::uint64_t>(index);
+  if (size == 16) {  // two 64-bit halves from indices 2i and 2i+1
+    const std::uint64_t lo = pattern_bits(2 * i, seed, 64);
+    const std::uint64_t hi = pattern_bits(2 * i + 1, seed, 64);
+    std::memcpy(dst, &lo, 8);
+    std::memcpy(dst + 8, &hi, 8);
+  } else {
+    const std::uint64_t v = pattern_bits(i, seed, static_cast<int>(8 * size));
+    std::memcpy(dst, &v, size);  // little-endian: the low bytes of v
+  }
+}
+
 void fill_pattern(ElemType type, std::uint8_t* dst, std::int64_t count, std::uint64_t seed) {
   const std::size_t size = elem_size(type);
   parallel_for(count, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {
-      std::uint8_t* e = dst + static_cast<std::size_t>(i) * size;
-      if (size == 16) {  // two 64-bit halves from indices 2i and 2i+1
-        const std::uint64_t lo = pattern_bits(2 * static_cast<std::uint64_t>(i), seed, 64);
-        const std::uint64_t hi = pattern_bits(2 * static_cast<std::uint64_t>(i) + 1, seed, 64);
-        std::memcpy(e, &lo, 8);
-        std::memcpy(e + 8, &hi, 8);
-      } else {
-        const std::uint64_t v = pattern_bits(static_cast<std::uint64_t>(i), seed,
-                                             static_cast<int>(8 * size));
-        std::memcpy(e, &v, size);  // little-endian: the low bytes of v
-      }
+      pattern_element(type, i, seed, dst + static_cast<std::size_t>(i) * size);
     }
   });
 }

@@ -26,6 +26,11 @@ std::uint64_t fresh_seed();
 /// top exponent bit, so no pattern is a NaN or an infinity, and none equals the poison.
 void fill_pattern(ElemType type, std::uint8_t* dst, std::int64_t count, std::uint64_t seed);
 
+/// Writes to @p dst the pattern that fill_pattern gives element @p index (one element of
+/// @p type), so that a part of a matrix can be made or checked without the whole: each GPU of
+/// step 10 fills its own rows and checks its own block of the transpose.
+void pattern_element(ElemType type, std::int64_t index, std::uint64_t seed, std::uint8_t* dst);
+
 /// True when the element at @p bits is a NaN of @p type (always false for integer types).
 bool is_nan_bits(ElemType type, const std::uint8_t* bits);
 

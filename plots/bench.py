@@ -64,6 +64,18 @@ def cuda_device(why):
     return False
 
 
+def visible_gpus():
+    """How many devices the CUDA driver sees (0 without one)."""
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return 0
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return 0
+    return count.value
+
+
 # -- merging the CSV ---------------------------------------------------------------------------
 
 def read_rows(path):
@@ -257,6 +269,15 @@ def main(argv=None):
     all_problems = [p for p in whole
                     if (not args.sizes or p.peers or (p.rows, p.cols) in args.sizes)
                     and (not wanted_types or p.peers or p.type in wanted_types)]
+    # A problem that names more GPUs than this machine has (step 10's --gpus N) is left out.
+    if not args.dry_run:
+        gpus = visible_gpus()
+        for p in all_problems:
+            wanted = option_value(p.argv, "--gpus")
+            if wanted and wanted.isdigit() and int(wanted) > gpus:
+                print(f"note: {p.label} --gpus {wanted} skipped: {gpus} GPU(s) here")
+        all_problems = [p for p in all_problems if not (option_value(p.argv, "--gpus") or "")
+                        .isdigit() or int(option_value(p.argv, "--gpus")) <= gpus]
     if not all_problems:
         print("bench: nothing to run: build the steps first (make all)", file=sys.stderr)
         return 1

@@ -94,4 +94,35 @@ for tool in "${missing_gpu_tools[@]}"; do
            "make profile STEP=NN if it is not on PATH)" ;;
   esac
 done
+# ---- Step 10 (the transpose across GPUs): NCCL and Open MPI ------------------------------------
+# NCCL often ships with the CUDA toolkit; where no nccl.h is found, PyPI's nvidia-nccl-cu<major>
+# goes into the folder cmake/multi_gpu.cmake searches (pip --target: no system package touched).
+# Open MPI (mpirun, for `mpirun -np G ./step10`) comes from apt-get.
+step10_pip_dir="${HOME}/.local/share/transpose-course/python"
+step10_nccl=0
+for dir in "${NCCL_HOME:-}" "${CUDA_HOME:-/usr/local/cuda}" /usr /usr/local "$step10_pip_dir/nvidia/nccl"; do
+  [ -n "$dir" ] && [ -e "$dir/include/nccl.h" ] && step10_nccl=1
+done
+step10_packages=()
+{ command -v mpirun && command -v mpicxx; } >/dev/null 2>&1 ||
+  step10_packages+=(openmpi-bin libopenmpi-dev)
+[ $step10_nccl -eq 1 ] || python3 -m pip --version >/dev/null 2>&1 || step10_packages+=(python3-pip)
+if [ ${#step10_packages[@]} -gt 0 ]; then
+  if command -v apt-get >/dev/null && { [ "$(id -u)" -eq 0 ] || [ -n "$sudo" ]; }; then
+    echo "deps: installing ${step10_packages[*]} (step 10)"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${step10_packages[@]}" >/dev/null
+  else
+    echo "deps: step 10 needs ${step10_packages[*]}: install them with your package manager" >&2
+  fi
+fi
+if [ $step10_nccl -eq 0 ]; then
+  cuda_major=$({ nvcc --version || "$cuda_bin/nvcc" --version; } 2>/dev/null |
+               sed -n 's/.*release \([0-9]*\)\..*/\1/p' || true)
+  echo "deps: installing NCCL from PyPI (nvidia-nccl-cu${cuda_major:-13}) into $step10_pip_dir"
+  python3 -m pip install --quiet --target "$step10_pip_dir" "nvidia-nccl-cu${cuda_major:-13}"
+fi
+# ---- end of step 10 ------------------------------------------------------------------------------
+
 echo "deps: done"

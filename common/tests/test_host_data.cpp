@@ -20,6 +20,22 @@ std::vector<std::uint8_t> pattern(ElemType t, std::int64_t n, std::uint64_t seed
   return v;
 }
 
+// One element's pattern, alone (step 10 checks its GPU's block element by element), is the one
+// the whole fill gives it, for every type.
+TEST(CpuPattern, OneElementAloneMatchesTheWholeFill) {
+  const std::int64_t n = 4099;
+  for (ElemType t : all_elem_types()) {
+    const auto v = pattern(t, n, 987654321);
+    const std::size_t size = elem_size(t);
+    std::uint8_t one[16];
+    for (std::int64_t i = 0; i < n; ++i) {
+      pattern_element(t, i, 987654321, one);
+      ASSERT_EQ(std::memcmp(one, &v[static_cast<std::size_t>(i) * size], size), 0)
+          << elem_name(t) << " element " << i;
+    }
+  }
+}
+
 TEST(CpuPattern, FourByteElementsAreUniqueNeverNaNAndNeverPoison) {
   const std::int64_t n = 1 << 20;
   const auto v = pattern(ElemType::f32, n, 12345);

@@ -1,0 +1,20 @@
+// Step 10's lab: the plain order, the lesson's pipeline and the direct peer writes, against
+// NCCL's all-to-all of the same bytes in the same run. See LAB.md.
+#include "lab_methods.cuh"
+
+int main(int argc, char** argv) {
+  using course::ElemType;
+  course::StepInfo step;
+  step.binary = "step10-lab";
+  step.title = "the transpose across GPUs: plain order, pipeline, peer writes";
+  step.description =
+      "plain order: pack (step 08's transpose), NCCL all-to-all, place, one after the other.\n"
+      "overlapped: the lesson's pipeline of chunks on three streams.\n"
+      "peer writes: one kernel writes each transposed tile straight into the output of the GPU\n"
+      "that owns it, through CUDA IPC (one machine only; refused elsewhere).";
+  step.types = {ElemType::f32, ElemType::f64, ElemType::f16, ElemType::bf16, ElemType::i8,
+                ElemType::b128};
+  step10::add_multi_options(&step);
+  return step10::run_multi(argc, argv, step,
+                           [](const course::Options&) { return step10::lab_methods(); });
+}

@@ -1,0 +1,91 @@
+// Step 10's lab - the direct peer variant: one kernel reads this GPU's rows and writes every
+// transposed element straight to where it belongs, in this GPU's output block or in another
+// GPU's (through CUDA IPC: NVLink on one machine). One pass, no staging buffers, no NCCL in the
+// transfer: does NCCL cost anything on one machine? It cannot span machines: the other GPUs'
+// memory must be mappable here.
+//
+// The tile is step 03's (32 x 32, 32 x 8 threads, one element per access, padded shared
+// memory) with a pitch on each side and an owner per output row.
+//
+//   make step10-lab && ./step10-lab --rows 32768 --cols 32768 --only peer
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace step10 {
+
+/// An S-byte element as one machine word (16 bytes: a uint4).
+template <int S> struct Word;
+template <> struct Word<1> { using type = unsigned char; };
+template <> struct Word<2> { using type = unsigned short; };
+template <> struct Word<4> { using type = unsigned int; };
+template <> struct Word<8> { using type = unsigned long long; };
+template <> struct Word<16> { using type = uint4; };
+
+/// Blocks{n, parts}.first and .owner (blocks.hpp), for the kernel: the same arithmetic.
+__host__ __device__ inline std::int64_t block_first(int p, std::int64_t n, int parts) {
+  return p * (n / parts) + (p < n % parts ? p : n % parts);
+}
+__host__ __device__ inline int block_owner(std::int64_t i, std::int64_t n, int parts) {
+  const std::int64_t q = n / parts, big = (n % parts) * (q + 1);
+  return static_cast<int>(i < big ? i / (q + 1) : n % parts + (i - big) / q);
+}
+
+/// This GPU's rows x cols block (rows first_row.. of the whole matrix) into every GPU's output
+/// block: output row c (input column c) is GPU g = owner(c)'s row c - first(g), and this block's
+/// row r lands in its column first_row + r; outs[g] is GPU g's block, out_pitch elements a row.
+template <int S>
+__global__ void __launch_bounds__(256)
+    transpose_to_owners(const typename Word<S>::type* __restrict__ in, std::int64_t rows,
+                        std::int64_t cols, std::int64_t first_row, std::int64_t out_pitch,
+                        int gpus, typename Word<S>::type* const* __restrict__ outs,
+                        std::int64_t tiles_across) {
+  __shared__ typename Word<S>::type tile[32][33];  // +1: a column read hits 32 banks (4 bytes)
+  const std::int64_t r0 = blockIdx.x / tiles_across * 32, c0 = blockIdx.x % tiles_across * 32;
+  for (int i = threadIdx.y; i < 32; i += 8) {
+    const std::int64_t r = r0 + i, c = c0 + threadIdx.x;
+    if (r < rows && c < cols) tile[i][threadIdx.x] = in[r * cols + c];
+  }
+  __syncthreads();
+  for (int i = threadIdx.y; i < 32; i += 8) {
+    const std::int64_t c = c0 + i, r = r0 + threadIdx.x;
+    if (c < cols && r < rows) {
+      const int g = block_owner(c, cols, gpus);  // the same for the whole warp
+      outs[g][(c - block_first(g, cols, gpus)) * out_pitch + first_row + r] = tile[threadIdx.x][i];
+    }
+  }
+}
+
+/// Launches transpose_to_owners for @p elem-byte elements; outs is a device array of G
+/// pointers. cudaErrorInvalidValue for an empty block or more than 2^31 - 1 tiles.
+inline cudaError_t launch_to_owners(std::size_t elem, const void* in, std::int64_t rows,
+                                    std::int64_t cols, std::int64_t first_row,
+                                    std::int64_t out_pitch, int gpus, void* const* outs,
+                                    cudaStream_t stream) {
+  const std::int64_t across = (cols + 31) / 32, tiles = (rows + 31) / 32 * across;
+  if (rows < 1 || cols < 1 || tiles > 0x7FFFFFFF) return cudaErrorInvalidValue;
+  const dim3 block(32, 8);
+  const auto grid = static_cast<unsigned>(tiles);
+  switch (elem) {
+#define STEP10_CASE(S)                                                                    \
+  case S:                                                                                 \
+    transpose_to_owners<S><<<grid, block, 0, stream>>>(                                   \
+        static_cast<const Word<S>::type*>(in), rows, cols, first_row, out_pitch, gpus,   \
+        reinterpret_cast<Word<S>::type* const*>(outs), across);                          \
+    break;
+    STEP10_CASE(1)
+    STEP10_CASE(2)
+    STEP10_CASE(4)
+    STEP10_CASE(8)
+    STEP10_CASE(16)
+#undef STEP10_CASE
+    default:
+      return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+}  // namespace step10

@@ -1,0 +1,94 @@
+// Step 10's lab tests: the peer kernel's block arithmetic against blocks.hpp (CPU), and the peer
+// kernel with G GPUs simulated on one (every GPU's output block on this device), on the awkward
+// shapes and every element type. The plain order is the lesson's passes with one chunk, which
+// the step's own tests cover; the runs on real GPUs are CTest's step10-lab.gpus.* tests.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "blocks.hpp"
+#include "device_buffer.cuh"
+#include "host_data.hpp"
+#include "peer.cuh"
+#include "testing.cuh"
+
+namespace {
+
+TEST(CpuStep10Peer, TheKernelsOwnersAreTheBlocksOwners) {
+  for (std::int64_t n : {1, 2, 5, 37, 1000, 1009}) {
+    for (int parts : {1, 2, 3, 4, 7}) {
+      const step10::Blocks b{n, parts};
+      for (int p = 0; p < parts; ++p) EXPECT_EQ(step10::block_first(p, n, parts), b.first(p));
+      for (std::int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ(step10::block_owner(i, n, parts), b.owner(i)) << i << " of " << n;
+      }
+    }
+  }
+}
+
+// Every simulated GPU runs the kernel on its rows, writing into every GPU's block (all on this
+// device); each block, framed by guard bands, must be its rows of the transpose.
+::testing::AssertionResult check_peer(course::ElemType type, std::int64_t rows, std::int64_t cols,
+                                      int G) {
+  const std::size_t size = course::elem_size(type), guard = 4096;
+  const course::Problem p{type, rows, cols, 1};
+  const std::uint64_t seed = course::fresh_seed();
+  std::vector<std::uint8_t> in(p.bytes()), ref(p.bytes());
+  course::fill_pattern(type, in.data(), rows * cols, seed);
+  course::cpu_transpose(p, in.data(), ref.data());
+  const step10::Blocks row_blocks{rows, G}, col_blocks{cols, G};
+  course::DeviceBuffer d_in(p.bytes());
+  CUDA_CHECK(cudaMemcpy(d_in.get(), in.data(), p.bytes(), cudaMemcpyHostToDevice));
+  std::vector<course::DeviceBuffer> outs;
+  std::vector<void*> blocks;
+  for (int g = 0; g < G; ++g) {
+    outs.emplace_back(col_blocks.count(g) * rows * size + 2 * guard);
+    CUDA_CHECK(cudaMemset(outs[g].get(), course::kPoisonByte, outs[g].bytes()));
+    blocks.push_back(outs[g].as<char>() + guard);
+  }
+  course::DeviceBuffer table(G * sizeof(void*));
+  CUDA_CHECK(cudaMemcpy(table.get(), blocks.data(), table.bytes(), cudaMemcpyHostToDevice));
+  for (int g = 0; g < G; ++g) {
+    if (row_blocks.count(g) == 0) continue;
+    CUDA_CHECK(step10::launch_to_owners(size, d_in.as<char>() + row_blocks.first(g) * cols * size,
+                                        row_blocks.count(g), cols, row_blocks.first(g), rows, G,
+                                        table.as<void*>(), nullptr));
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::string where = "peer writes on " + p.describe() + " over " + std::to_string(G) +
+                            " GPUs (seed " + std::to_string(seed) + ")";
+  for (int g = 0; g < G; ++g) {
+    std::vector<std::uint8_t> got(outs[g].bytes());
+    CUDA_CHECK(cudaMemcpy(got.data(), outs[g].get(), got.size(), cudaMemcpyDeviceToHost));
+    const std::size_t n = col_blocks.count(g) * rows * size;
+    for (std::size_t i = 0; i < guard; ++i) {
+      if (got[i] != course::kPoisonByte || got[guard + n + i] != course::kPoisonByte) {
+        return ::testing::AssertionFailure() << where << ": wrote outside GPU " << g << "'s block";
+      }
+    }
+    if (std::memcmp(got.data() + guard, ref.data() + col_blocks.first(g) * rows * size, n) != 0) {
+      return ::testing::AssertionFailure() << where << ": GPU " << g << "'s block is wrong";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(Step10LabPeer, EveryAwkwardShapeOverOneToFiveGpus) {
+  REQUIRE_GPU();
+  for (const course::Shape& s : course::awkward_shapes()) {
+    for (int G : {1, 2, 3, 5}) ASSERT_TRUE(check_peer(course::ElemType::f32, s.rows, s.cols, G));
+  }
+}
+
+TEST(Step10LabPeer, EveryElementType) {
+  REQUIRE_GPU();
+  for (course::ElemType t : course::all_elem_types()) {
+    for (int G : {2, 3}) {
+      ASSERT_TRUE(check_peer(t, 997, 1009, G));
+      ASSERT_TRUE(check_peer(t, 37, 1, G));
+    }
+  }
+}
+
+}  // namespace

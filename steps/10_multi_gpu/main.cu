@@ -1,0 +1,25 @@
+// Step 10: the transpose across GPUs. One process per GPU (this program starts them, or
+// mpirun does), NCCL for every byte between them; the table compares the pipeline with NCCL's
+// all-to-all of the same bytes, timed in the same run.
+#include "methods.cuh"
+
+int main(int argc, char** argv) {
+  using course::ElemType;
+  course::StepInfo step;
+  step.binary = "step10";
+  step.title = "the transpose across GPUs: step 08's tiles, NCCL's all-to-all, overlapped";
+  step.description =
+      "The matrix is split by rows over G GPUs, one process each, and so is its transpose:\n"
+      "every GPU keeps 1/G of its rows' data and sends 1/G to each other GPU. Chunk by chunk,\n"
+      "step 08's kernel transposes its rows into a send buffer, NCCL exchanges the pieces,\n"
+      "and a 2D copy puts each received piece in place; the three run on three streams, so\n"
+      "the transpose costs about NCCL's all-to-all of the same bytes (the ceiling, timed in\n"
+      "the same run). Each GPU checks its own block. ./step10 uses every GPU of this machine;\n"
+      "mpirun -np G ./step10 starts one process per GPU on any machines. In the table, GB/s\n"
+      "is per GPU and % a2a takes the place of % copy: the all-to-all is this step's ceiling.";
+  step.types = {ElemType::f32, ElemType::f64, ElemType::f16, ElemType::bf16, ElemType::i8,
+                ElemType::b128};
+  step10::add_multi_options(&step);
+  return step10::run_multi(argc, argv, step,
+                           [](const course::Options&) { return step10::methods(); });
+}

@@ -1,0 +1,479 @@
+#include "multi_harness.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <new>
+#include <sstream>
+
+#include "check.cuh"
+#include "device_buffer.cuh"
+#include "device_info.hpp"
+#include "errors.hpp"
+#include "host_data.hpp"
+#include "report.hpp"
+#include "team.hpp"
+#include "timer.cuh"
+
+namespace step10 {
+
+using course::CudaError;
+using course::DeviceBuffer;
+using course::UsageError;
+
+void add_multi_options(course::StepInfo* step) {
+  step->extras.push_back({"gpus", {"all", "1", "2", "3", "4", "5", "6", "7", "8"},
+                          "GPUs of this machine to use, one process each (under mpirun: "
+                          "leave it out, or give mpirun's -np)"});
+  step->extras.push_back({"chunks", {"auto", "1", "2", "4", "8", "16", "32", "64"},
+                          "chunks of rows per GPU in the pipeline (auto: one per 128 MiB, "
+                          "4 to 32)"});
+}
+
+std::string run_id(const std::string& id, int gpus, bool chunked, const std::string& chunks) {
+  return id + "-" + std::to_string(gpus) + (gpus == 1 ? "gpu" : "gpus") +
+         (chunked && chunks != "auto" ? "-" + chunks + "chunks" : "");
+}
+
+std::string check_block(const Layout& at, int me, course::ElemType type, std::uint64_t seed,
+                        const std::uint8_t* got) {
+  const std::size_t size = course::elem_size(type);
+  const std::int64_t first = at.col_blocks().first(me), n = at.out_elems(me);
+  std::atomic<std::int64_t> first_bad{n};
+  // Output element (j, r) of this block is input element (r, first + j).
+  course::parallel_for(n, [&](std::int64_t begin, std::int64_t end) {
+    std::uint8_t want[16];
+    for (std::int64_t i = begin; i < end && i < first_bad.load(); ++i) {
+      course::pattern_element(type, (i % at.rows) * at.cols + first + i / at.rows, seed, want);
+      if (std::memcmp(want, got + i * size, size) != 0) {
+        std::int64_t cur = first_bad.load();
+        while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
+        }
+        return;
+      }
+    }
+  });
+  const std::int64_t i = first_bad.load();
+  if (i == n) return "";
+  std::uint8_t want[16];
+  course::pattern_element(type, (i % at.rows) * at.cols + first + i / at.rows, seed, want);
+  bool poisoned = true;
+  for (std::size_t b = 0; b < size; ++b) poisoned = poisoned && got[i * size + b] == course::kPoisonByte;
+  std::ostringstream s;
+  s << "mismatch at (row " << first + i / at.rows << ", col " << i % at.rows << ") of the "
+    << at.cols << " x " << at.rows << " output: expected " << course::hex_bits(type, want)
+    << ", got " << course::hex_bits(type, got + i * size)
+    << (poisoned ? " (never written: still the poison)" : "");
+  return s.str();
+}
+
+namespace {
+
+// Guard bands around each output block: whole multiples of 256 bytes, so the block keeps
+// cudaMalloc's alignment; a write just outside the block changes them.
+constexpr std::size_t kGuard = 4096;
+// Room left for NCCL's own buffers and the CUDA context when checking the free memory.
+constexpr std::size_t kRoomForNccl = std::size_t{512} << 20;
+
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1 << 30));
+  return buf;
+}
+
+std::unique_ptr<std::uint8_t[]> host_bytes(std::size_t n) {
+  std::unique_ptr<std::uint8_t[]> p(new (std::nothrow) std::uint8_t[n ? n : 1]);
+  if (!p) throw UsageError("not enough host memory: " + std::to_string(n >> 20) + " MiB needed");
+  return p;
+}
+
+// True when @p path can be appended to; a new file is created to find out, then removed.
+bool can_append(const std::string& path) {
+  if (std::ifstream(path)) return static_cast<bool>(std::ofstream(path, std::ios::app));
+  if (!std::ofstream(path, std::ios::app)) return false;
+  std::remove(path.c_str());
+  return true;
+}
+
+// Values every GPU contributes and every GPU gets back, through NCCL like every other byte.
+class Collective {
+ public:
+  Collective(ncclComm_t comm, cudaStream_t s) : comm_(comm), s_(s), buf_(1 << 16) {}
+
+  int max(int v) {
+    CUDA_CHECK(cudaMemcpyAsync(buf_.get(), &v, sizeof v, cudaMemcpyHostToDevice, s_));
+    NCCL_CHECK(ncclAllReduce(buf_.get(), buf_.get(), 1, ncclInt32, ncclMax, comm_, s_));
+    CUDA_CHECK(cudaMemcpyAsync(&v, buf_.get(), sizeof v, cudaMemcpyDeviceToHost, s_));
+    CUDA_CHECK(cudaStreamSynchronize(s_));
+    return v;
+  }
+  std::vector<float> max(std::vector<float> v) {
+    DeviceBuffer d(v.size() * sizeof(float));
+    CUDA_CHECK(cudaMemcpyAsync(d.get(), v.data(), d.bytes(), cudaMemcpyHostToDevice, s_));
+    NCCL_CHECK(ncclAllReduce(d.get(), d.get(), v.size(), ncclFloat32, ncclMax, comm_, s_));
+    CUDA_CHECK(cudaMemcpyAsync(v.data(), d.get(), d.bytes(), cudaMemcpyDeviceToHost, s_));
+    CUDA_CHECK(cudaStreamSynchronize(s_));
+    return v;
+  }
+  std::uint64_t from_rank0(std::uint64_t v) {
+    CUDA_CHECK(cudaMemcpyAsync(buf_.get(), &v, sizeof v, cudaMemcpyHostToDevice, s_));
+    NCCL_CHECK(ncclBroadcast(buf_.get(), buf_.get(), 1, ncclUint64, 0, comm_, s_));
+    CUDA_CHECK(cudaMemcpyAsync(&v, buf_.get(), sizeof v, cudaMemcpyDeviceToHost, s_));
+    CUDA_CHECK(cudaStreamSynchronize(s_));
+    return v;
+  }
+
+ private:
+  ncclComm_t comm_;
+  cudaStream_t s_;
+  DeviceBuffer buf_;
+};
+
+// A stream, destroyed on every path.
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+  ~Stream() { cudaStreamDestroy(s); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+};
+
+// NCCL's all-to-all of the transpose's bytes: every piece of one chunk, this GPU's own included,
+// sent and received in one group, from the send buffer to the receive buffer.
+void all_to_all(const Part& p, ncclComm_t comm, cudaStream_t s) {
+  NCCL_CHECK(ncclGroupStart());
+  for (int g = 0; g < p.at.gpus; ++g) {
+    const Piece out = p.at.sent(p.me, g, 0), in = p.at.received(p.me, g, 0);
+    if (out.count) NCCL_CHECK(ncclSend(p.byte(p.send, out.offset), out.count * p.at.elem, ncclUint8, g, comm, s));
+    if (in.count) NCCL_CHECK(ncclRecv(p.byte(p.recv, in.offset), in.count * p.at.elem, ncclUint8, g, comm, s));
+  }
+  NCCL_CHECK(ncclGroupEnd());
+}
+
+// Times @p fn like common/timer.cu, every repetition started together on every GPU (a barrier,
+// untimed); a repetition's time is the slowest GPU's.
+course::Timing time_all(const Context& c, Collective& all, cudaStream_t s,
+                        const std::function<void(cudaStream_t)>& fn, int warmup, int reps) {
+  for (int i = 0; i < warmup; ++i) {
+    c.barrier(s);
+    fn(s);
+  }
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  cudaEvent_t start = nullptr, stop = nullptr;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  std::vector<float> ms(static_cast<std::size_t>(reps));
+  try {
+    for (float& t : ms) {
+      c.barrier(s);
+      CUDA_CHECK(cudaEventRecord(start, s));
+      fn(s);
+      CUDA_CHECK(cudaEventRecord(stop, s));
+      CUDA_CHECK(cudaEventSynchronize(stop));
+      CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
+    }
+  } catch (...) {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    throw;
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  ms = all.max(ms);
+  std::sort(ms.begin(), ms.end());
+  course::Timing t;
+  t.min_ms = ms.front();
+  t.median_ms = ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+  return t;
+}
+
+std::string gpus_text(int g) { return std::to_string(g) + (g == 1 ? " GPU" : " GPUs"); }
+
+void print_table(std::ostream& os, const course::Report& r, const Layout& at,
+                 const std::string& team, int nccl_version) {
+  const course::Problem& p = r.problem;
+  os << r.step << " - " << r.title << "\n"
+     << p.describe() << " over " << team << " (" << at.row_blocks().count(0)
+     << (at.rows % at.gpus ? " or fewer" : "") << " rows each), " << std::fixed
+     << std::setprecision(1) << p.bytes_moved() / at.gpus / 1e6
+     << " MB moved per GPU per transpose\n"
+     << r.device.name << ", driver " << r.device.driver << ", CUDA " << r.device.cuda << ", NCCL "
+     << nccl_version / 10000 << "." << nccl_version / 100 % 100 << "." << nccl_version % 100
+     << ", peak " << std::setprecision(0) << r.device.peak_gbps << " GB/s per GPU, all-to-all "
+     << r.copy_gbps << " GB/s per GPU\n\n";
+  std::size_t kw = 6, tw = 6;
+  for (const course::ResultRow& row : r.rows) {
+    kw = std::max(kw, row.kernel.size());
+    tw = std::max(tw, row.tile.size());
+  }
+  const int k = static_cast<int>(kw + 2), t = static_cast<int>(tw + 2);
+  os << std::left << std::setw(k) << "kernel" << std::setw(t) << "chunks" << std::right
+     << std::setw(11) << "median ms" << std::setw(10) << "min ms" << std::setw(10) << "GB/s/GPU"
+     << std::setw(8) << "% a2a" << std::setw(8) << "% peak" << "  verified\n"
+     << std::string(static_cast<std::size_t>(k + t + 47) + 10, '-') << "\n";
+  for (const course::ResultRow& row : r.rows) {
+    os << std::left << std::setw(k) << row.kernel << std::setw(t) << row.tile << std::right;
+    if (row.verified == "refused") {
+      os << std::setw(11) << "-" << std::setw(10) << "-" << std::setw(10) << "-" << std::setw(8)
+         << "-" << std::setw(8) << "-";
+    } else {
+      os << std::setprecision(4) << std::setw(11) << row.median_ms << std::setw(10) << row.min_ms
+         << std::setprecision(0) << std::setw(10) << row.gbps << std::setprecision(1)
+         << std::setw(8) << row.pct_copy << std::setw(8) << row.pct_peak;
+    }
+    os << "  " << row.verified << "\n";
+  }
+  os.unsetf(std::ios::floatfield);
+}
+
+// Everything after the team is formed; every process runs the same collective calls in the
+// same order. Returns the exit code.
+int measure(Team& team, const course::StepInfo& step, const course::Options& opt,
+            std::vector<Method>& methods) {
+  const course::Problem& p = opt.problem;
+  const bool lead = team.rank() == 0;
+  const int me = team.rank(), G = team.size();
+  const std::size_t elem = course::elem_size(p.type);
+  const std::string& chunks = opt.get("chunks");
+  const Layout at{p.rows, p.cols, elem, G,
+                  chunks == "auto" ? auto_chunks(p.rows, p.cols, elem, G) : std::stoi(chunks)};
+  const std::size_t in_bytes = at.in_elems(me) * elem, out_bytes = at.out_elems(me) * elem;
+
+  Stream stream;
+  const cudaStream_t s = stream.s;
+  Collective all(team.comm(), s);
+
+  // Room on every GPU for its blocks and the two staging buffers, before allocating them.
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const double needed = 2.0 * in_bytes + 2.0 * out_bytes + 2 * kGuard + kRoomForNccl;
+  const bool short_here = needed > static_cast<double>(free_bytes);
+  if (all.max(short_here ? 1 : 0)) {
+    if (short_here) {
+      std::cerr << step.binary << ": --rows x --cols: " << p.describe() << " over "
+                << gpus_text(G) << " needs " << gib(needed) << " of device memory on GPU " << me
+                << " (its blocks, two staging buffers, NCCL's), " << gib(free_bytes)
+                << " is free\n";
+    }
+    return course::kExitBadArgument;
+  }
+
+  // This GPU's rows of the input, from the same seed on every GPU.
+  const std::uint64_t seed =
+      all.from_rank0(opt.seed_given ? opt.seed : lead ? course::fresh_seed() : 0);
+  if (lead) {
+    std::cerr << "preparing " << p.describe() << " over " << gpus_text(G) << " (seed " << seed
+              << ")...\n";
+  }
+  DeviceBuffer in(in_bytes), out(out_bytes + 2 * kGuard), send(in_bytes), recv(out_bytes),
+      scratch(sizeof(float));
+  {
+    auto h_in = host_bytes(in_bytes);
+    const std::int64_t first = at.row_blocks().first(me) * at.cols;
+    course::parallel_for(at.in_elems(me), [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) {
+        course::pattern_element(p.type, first + i, seed, h_in.get() + i * elem);
+      }
+    });
+    CUDA_CHECK(cudaMemcpy(in.get(), h_in.get(), in_bytes, cudaMemcpyHostToDevice));
+  }
+  CUDA_CHECK(cudaMemset(scratch.get(), 0, sizeof(float)));
+  // A copy from pageable memory may return before it lands, and the streams below do not wait
+  // for the default stream.
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const Context ctx{at, me, team.comm(), in.get(), out.as<char>() + kGuard, send.get(),
+                    recv.get(), out.get(), kGuard, scratch.as<float>()};
+  std::unique_ptr<std::uint8_t[]> h_out;
+  if (opt.verify) h_out = host_bytes(out.bytes());
+
+  course::Report report;
+  report.step = step.binary;
+  report.title = step.title;
+  report.problem = p;
+  report.device = course::query_device();
+  const double moved = p.bytes_moved() / G;  // per GPU
+  auto rate = [&](course::ResultRow* row) {
+    row->gbps = moved / (row->median_ms * 1e-3) / 1e9;
+    row->pct_peak = report.device.peak_gbps > 0 ? 100.0 * row->gbps / report.device.peak_gbps : 0;
+  };
+  const std::string on = ", " + gpus_text(G);
+
+  if (lead) std::cerr << "timing NCCL's all-to-all...\n";
+  const Part whole = ctx.part(1);
+  course::ResultRow ceiling;
+  ceiling.id = run_id("a2a", G, false, "");
+  ceiling.kernel = "copy: NCCL all-to-all" + on;
+  ceiling.block = ceiling.tile = "-";
+  const course::Timing ct = time_all(
+      ctx, all, s, [&](cudaStream_t t) { all_to_all(whole, team.comm(), t); }, opt.warmup,
+      opt.reps);
+  ceiling.median_ms = ct.median_ms;
+  ceiling.min_ms = ct.min_ms;
+  ceiling.verified = "-";
+  rate(&ceiling);
+  report.copy_gbps = ceiling.gbps;
+  ceiling.pct_copy = 100.0;
+  report.rows.push_back(ceiling);
+
+  bool failed = false;
+  std::vector<std::string> notes;
+  for (Method& m : methods) {
+    if (lead) std::cerr << "verifying and timing " << m.name << "...\n";
+    course::ResultRow row;
+    row.id = run_id(m.id, G, m.chunked, chunks);
+    row.kernel = m.name + on;
+    row.block = "-";
+    row.tile = m.chunked ? std::to_string(at.chunks) : "-";
+    const std::string why = m.prepare ? m.prepare(ctx) : "";
+    if (all.max(why.empty() ? 0 : 1)) {
+      row.verified = "refused";
+      if (lead) notes.push_back(m.name + ": " + (why.empty() ? "refused on another GPU" : why));
+      report.rows.push_back(row);
+      continue;
+    }
+    auto run = [&](cudaStream_t t) { m.run(ctx, t); };
+    if (opt.verify) {
+      CUDA_CHECK(cudaMemsetAsync(out.get(), course::kPoisonByte, out.bytes(), s));
+      ctx.barrier(s);  // every output poisoned before any GPU writes into another's
+      run(s);
+      ctx.barrier(s);  // and every write done before any GPU reads its own
+      CUDA_CHECK(cudaStreamSynchronize(s));
+      CUDA_CHECK(cudaMemcpy(h_out.get(), out.get(), out.bytes(), cudaMemcpyDeviceToHost));
+      std::string bad;
+      for (std::size_t i = 0; i < kGuard && bad.empty(); ++i) {
+        if (h_out[i] != course::kPoisonByte) bad = "wrote before the start of its output block";
+        if (h_out[kGuard + out_bytes + i] != course::kPoisonByte) bad = "wrote past the end of its output block";
+      }
+      if (bad.empty()) bad = check_block(at, me, p.type, seed, h_out.get() + kGuard);
+      if (!bad.empty()) {
+        std::cerr << step.binary << ": GPU " << me << ": " << row.kernel << ": " << bad
+                  << " (seed " << seed << ")\n";
+      }
+      const bool any = all.max(bad.empty() ? 0 : 1) != 0;
+      row.verified = any ? "FAILED" : "yes";
+      failed = failed || any;
+    } else {
+      row.verified = "skipped";
+    }
+    const course::Timing t = time_all(ctx, all, s, run, opt.warmup, opt.reps);
+    row.median_ms = t.median_ms;
+    row.min_ms = t.min_ms;
+    rate(&row);
+    row.pct_copy = 100.0 * ceiling.median_ms / row.median_ms;
+    report.rows.push_back(row);
+  }
+  for (Method& m : methods) {
+    if (m.release) m.release();
+  }
+  ctx.barrier(s);  // nobody frees a buffer another GPU may still have open
+  CUDA_CHECK(cudaStreamSynchronize(s));
+
+  if (lead) {
+    int version = 0;
+    NCCL_CHECK(ncclGetVersion(&version));
+    std::cout << "\n";
+    print_table(std::cout, report, at, team.describe(), version);
+    if (G == 1) {
+      std::cout << "note: one GPU: the whole matrix stays on it (step 08's transpose, no "
+                   "transfers); the all-to-all is NCCL copying it to itself\n";
+    }
+    for (const std::string& n : notes) std::cout << "note: " << n << "\n";
+    if (!opt.csv.empty()) course::append_csv(opt.csv, report);
+  }
+  return failed ? course::kExitVerifyFailed : course::kExitOk;
+}
+
+// --list: what the benchmark and the facts' checks read, one fact a line, tab-separated, as
+// every step prints it: each element type of the course (its bytes; whether this binary takes
+// it), then the kernels (id, name) for these options.
+void list(const course::StepInfo& step, const std::vector<Method>& methods, int gpus,
+          const std::string& chunks) {
+  for (course::ElemType t : course::all_elem_types()) {
+    bool takes = false;
+    for (course::ElemType s : step.types) takes = takes || s == t;
+    std::cout << "type\t" << course::elem_name(t) << '\t' << course::elem_size(t) << '\t'
+              << (t == step.types.front() ? "default" : takes ? "yes" : "no") << '\n';
+  }
+  for (const Method& m : methods) {
+    std::cout << "kernel\t" << run_id(m.id, gpus, m.chunked, chunks) << '\t' << m.name << ", "
+              << gpus_text(gpus) << '\n';
+  }
+}
+
+// The GPUs a run with --gpus all would use: mpirun's processes, else the visible GPUs, else 1.
+int gpus_here() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    if (const char* v = std::getenv(name)) return std::max(1, std::atoi(v));
+  }
+  std::string why;
+  int count = 0;
+  if (course::cuda_device_available(&why) && cudaGetDeviceCount(&count) == cudaSuccess) {
+    return std::max(1, count);
+  }
+  return 1;
+}
+
+}  // namespace
+
+int run_multi(int argc, char** argv, const course::StepInfo& step, const MethodList& make) {
+  // NVLink SHARP (multicast) is for reductions; an all-to-all has no use for it, and setting it
+  // up takes memory and a fabric manager. Off before NCCL starts, here and in every copy.
+  setenv("NCCL_NVLS_ENABLE", "0", 1);
+  Team team(argc, argv);
+  const bool lead = team.rank() == 0;
+  bool joined = false;
+  try {
+    const course::Options opt =
+        course::parse_options(step, std::vector<std::string>(argv + 1, argv + argc));
+    if (opt.help) {
+      if (lead) std::cout << course::usage(step);
+      return course::kExitOk;
+    }
+    const std::string& g = opt.get("gpus");
+    if (opt.list) {
+      if (lead) list(step, make(opt), g == "all" ? gpus_here() : std::stoi(g), opt.get("chunks"));
+      return course::kExitOk;
+    }
+    // --only: the method with that id (its own, or as the data has it), else those whose name
+    // holds the text.
+    std::vector<Method> all = make(opt), methods;
+    bool by_id = false;
+    for (const Method& m : all) by_id = by_id || m.id == opt.only || opt.only.rfind(m.id + "-", 0) == 0;
+    for (Method& m : all) {
+      const bool named = by_id ? m.id == opt.only || opt.only.rfind(m.id + "-", 0) == 0
+                               : m.name.find(opt.only) != std::string::npos;
+      if (opt.only.empty() || named) methods.push_back(std::move(m));
+    }
+    if (methods.empty()) {
+      throw UsageError("--only: no kernel of " + step.binary + " matches '" + opt.only + "'");
+    }
+    if (lead && !opt.csv.empty() && !can_append(opt.csv)) {
+      throw UsageError("--csv: cannot write '" + opt.csv + "'");
+    }
+    team.join(g == "all" ? 0 : std::stoi(g), step.binary);
+    joined = true;
+    return team.finish(measure(team, step, opt, methods));
+  } catch (const UsageError& e) {
+    // Every process parses the same arguments: one message is enough.
+    if (lead || team.start() == Start::child) std::cerr << step.binary << ": " << e.what() << "\n";
+    return team.stop(course::kExitBadArgument);
+  } catch (const CudaError& e) {
+    // Before the team is formed every process finds the same (no device): rank 0 says it.
+    if (joined || lead) {
+      std::cerr << step.binary << (joined && team.size() > 1 ? ": GPU " + std::to_string(team.rank()) : "")
+                << ": " << e.what() << "\n";
+    }
+    return team.stop(course::kExitCudaError);
+  } catch (const std::bad_alloc&) {
+    std::cerr << step.binary << ": not enough host memory for this size\n";
+    return team.stop(course::kExitBadArgument);
+  }
+}
+
+}  // namespace step10

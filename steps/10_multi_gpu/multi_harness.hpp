@@ -1,0 +1,89 @@
+// Step 10 - the harness of the transposes across GPUs: common/harness.cu's contract (options,
+// exit codes, fresh inputs, poisoned outputs, bitwise checks, CUDA-event medians, the table and
+// CSV rows) for G processes at once. Each process makes only its own rows of the input, from the
+// same per-element patterns as every step, and checks only its own block of the output, framed
+// by guard bands; nothing gathers the whole matrix. The ceiling, timed in the same run, is
+// NCCL's all-to-all of the same bytes; a time is the slowest GPU's, repetition by repetition.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "blocks.hpp"
+#include "multi_transpose.cuh"
+#include "options.hpp"
+
+namespace step10 {
+
+/// What a method sees on one GPU: the problem, this GPU's buffers, the communicator.
+struct Context {
+  Layout at;  ///< chunks: --chunks, or auto_chunks
+  int me;
+  ncclComm_t comm;
+  const void* in;
+  void* out;
+  void* send;
+  void* recv;
+  void* out_allocation;     ///< the allocation that holds `out` (guard bands around it)
+  std::size_t out_offset;   ///< bytes from out_allocation to out
+  float* scratch;           ///< one float of device memory for barrier()
+
+  /// This GPU's part, with the run's chunks or with @p chunks.
+  Part part() const { return {at, me, in, out, send, recv}; }
+  Part part(int chunks) const {
+    Layout l = at;
+    l.chunks = chunks;
+    return {l, me, in, out, send, recv};
+  }
+  /// Stream @p s of every GPU waits here until all have reached it (an NCCL all-reduce of one
+  /// float).
+  void barrier(cudaStream_t s) const {
+    NCCL_CHECK(ncclAllReduce(scratch, scratch, 1, ncclFloat32, ncclSum, comm, s));
+  }
+};
+
+/// One way to transpose across the GPUs: a row of the table.
+struct Method {
+  std::string id;        ///< "overlapped"; the data's id adds the GPUs: "overlapped-2gpus"
+  std::string name;      ///< "overlapped"; the table adds ", 2 GPUs"
+  bool chunked = false;  ///< the tile column gives the chunks per GPU
+  /// Once on every GPU, before the first run: "" or why the method cannot run here. Optional.
+  std::function<std::string(const Context&)> prepare;
+  /// One transpose: enqueues this GPU's part of it on the stream.
+  std::function<void(const Context&, cudaStream_t)> run;
+  /// After the last run, on every GPU (undoes prepare). Optional.
+  std::function<void()> release;
+};
+
+/// A binary's methods for its options. Runs before any device is looked for: it must not touch
+/// the GPU; it may throw course::UsageError.
+using MethodList = std::function<std::vector<Method>(const course::Options&)>;
+
+/// Adds step 10's own options to @p step: --gpus N|all and --chunks N|auto.
+void add_multi_options(course::StepInfo* step);
+
+/// The id a method's rows carry in the data: its own, the number of GPUs, and the chunks per GPU
+/// where --chunks gave them ("overlapped-2gpus", "overlapped-1gpu", "overlapped-2gpus-8chunks"):
+/// the same kernel on other GPU counts or chunks is another measurement.
+std::string run_id(const std::string& id, int gpus, bool chunked, const std::string& chunks);
+
+/// The main() of step 10 and its lab: parse (exit 2 on a bad argument, printed by rank 0 only;
+/// --list prints the element types and the kernels' ids for --gpus, or for the GPUs visible here,
+/// one where none is),
+/// join the team (team.hpp; exit 3 without a usable device), refuse a size that does not fit on
+/// some GPU (exit 2), fill this GPU's rows, time the all-to-all, then for each method: poison,
+/// run once, check this GPU's block (exit 1 if any GPU's is wrong), time. Rank 0 prints the
+/// table and writes the CSV rows. Returns the exit code.
+int run_multi(int argc, char** argv, const course::StepInfo& step, const MethodList& methods);
+
+/// Checks the output block of GPU @p me (its rows of the cols x rows transpose, @p got) against
+/// the patterns of the input elements they came from (seed @p seed); "" when every element
+/// matches bit for bit, else the first mismatch in the whole output's coordinates. Host code.
+std::string check_block(const Layout& at, int me, course::ElemType type, std::uint64_t seed,
+                        const std::uint8_t* got);
+
+}  // namespace step10

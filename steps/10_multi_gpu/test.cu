@@ -1,0 +1,296 @@
+// Step 10 tests. On the CPU, everywhere: the block arithmetic (owners, offsets, uneven blocks,
+// chunks, every piece's place in the send and receive buffers), NCCL's id as text, the check of
+// one GPU's block. On one GPU: the lesson's passes for G = 2, 3, 4 and 7 GPUs simulated on it
+// (every GPU's buffers on this device, NCCL's exchange replaced by copies of the same pieces),
+// on the awkward shapes and every element type, so that the sanitizers see every kernel; and the
+// pipeline with one GPU. The runs on 2 or more real GPUs, started alone and under mpirun, are
+// CTest's step10.gpus.* tests (run_gpus.cmake).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "blocks.hpp"
+
+#ifdef STEP10_HAVE_NCCL
+#include "device_buffer.cuh"
+#include "host_data.hpp"
+#include "multi_harness.hpp"
+#include "multi_transpose.cuh"
+#include "team.hpp"
+#include "testing.cuh"
+#endif
+
+namespace {
+
+using step10::Blocks;
+using step10::Chunks;
+using step10::Layout;
+using step10::Piece;
+
+TEST(CpuStep10Blocks, CoverEveryItemOnceInOrderWithSizesOneApart) {
+  for (std::int64_t n : {0, 1, 2, 3, 7, 64, 1000, 1001, 4099}) {
+    for (int parts : {1, 2, 3, 4, 7, 8}) {
+      const Blocks b{n, parts};
+      std::int64_t next = 0, smallest = n, largest = 0;
+      for (int p = 0; p < parts; ++p) {
+        ASSERT_EQ(b.first(p), next) << n << " over " << parts << ", block " << p;
+        next += b.count(p);
+        smallest = std::min(smallest, b.count(p));
+        largest = std::max(largest, b.count(p));
+        for (std::int64_t i = b.first(p); i < b.first(p) + b.count(p); ++i) {
+          ASSERT_EQ(b.owner(i), p) << "item " << i << " of " << n << " over " << parts;
+        }
+      }
+      EXPECT_EQ(next, n);
+      EXPECT_LE(largest - smallest, 1);
+    }
+  }
+}
+
+TEST(CpuStep10Blocks, GiveTheExtraItemsToTheFirstBlocksAndLeaveEmptyOnesLast) {
+  const Blocks b{10, 4};  // 3 3 2 2
+  EXPECT_EQ(b.count(0), 3);
+  EXPECT_EQ(b.count(1), 3);
+  EXPECT_EQ(b.count(3), 2);
+  EXPECT_EQ(b.first(2), 6);
+  EXPECT_EQ(b.owner(5), 1);
+  EXPECT_EQ(b.owner(6), 2);
+  const Blocks few{2, 3};  // 1 1 0: a GPU with no rows
+  EXPECT_EQ(few.count(2), 0);
+  EXPECT_EQ(few.first(2), 2);
+  EXPECT_EQ(few.owner(1), 1);
+}
+
+TEST(CpuStep10Chunks, CoverTheRowsInWholeMultiplesOf64) {
+  for (std::int64_t rows : {0, 1, 63, 64, 65, 1000, 16384, 16385}) {
+    for (int k : {1, 2, 3, 4, 16, 64}) {
+      const Chunks ch{rows, k};
+      std::int64_t next = 0;
+      for (int c = 0; c < k; ++c) {
+        ASSERT_EQ(ch.first(c), next) << rows << " rows in " << k << " chunks, chunk " << c;
+        ASSERT_GE(ch.count(c), 0);
+        if (next + ch.count(c) < rows) EXPECT_EQ(ch.count(c) % step10::kChunkRows, 0);
+        next += ch.count(c);
+      }
+      EXPECT_EQ(next, rows) << rows << " rows in " << k << " chunks";
+    }
+  }
+  EXPECT_EQ((Chunks{16384, 16}.count(0)), 1024);
+  EXPECT_EQ((Chunks{100, 4}.count(1)), 36);  // 64, 36, then empty
+  EXPECT_EQ((Chunks{100, 4}.count(2)), 0);
+}
+
+// Every piece of every GPU has one place in its sender's send buffer and one in its receiver's
+// receive buffer; together they fill both exactly; a piece's two ends agree on its size; and the
+// pieces that reach a GPU cover each of its output rows' columns exactly once.
+TEST(CpuStep10Layout, PiecesTileTheSendAndReceiveBuffersAndTheOutputColumns) {
+  const std::int64_t shapes[][2] = {{1, 1}, {1, 37}, {37, 1}, {3, 5}, {7, 13}, {1000, 50},
+                                    {997, 1009}, {4099, 3}, {300, 200}};
+  for (const auto& shape : shapes) {
+    for (int G : {1, 2, 3, 4, 7}) {
+      for (int chunks : {1, 2, 5}) {
+        const Layout at{shape[0], shape[1], 4, G, chunks};
+        for (int g = 0; g < G; ++g) {
+          std::vector<int> sent(at.in_elems(g)), received(at.out_elems(g));
+          std::vector<int> columns(at.rows);
+          for (int other = 0; other < G; ++other) {
+            for (int c = 0; c < chunks; ++c) {
+              const Piece s = at.sent(g, other, c), r = at.received(g, other, c);
+              ASSERT_EQ(s.count, at.received(other, g, c).count);
+              ASSERT_EQ(r.count, at.sent(other, g, c).count);
+              for (std::int64_t i = s.offset; i < s.offset + s.count; ++i) ++sent.at(i);
+              for (std::int64_t i = r.offset; i < r.offset + r.count; ++i) ++received.at(i);
+              const std::int64_t width = at.chunks_of(other).count(c);
+              for (std::int64_t j = 0; j < width; ++j) ++columns.at(at.column(other, c) + j);
+            }
+          }
+          const auto once = [](const std::vector<int>& v) {
+            return std::all_of(v.begin(), v.end(), [](int x) { return x == 1; });
+          };
+          EXPECT_TRUE(once(sent)) << shape[0] << " x " << shape[1] << ", GPU " << g << " of " << G;
+          EXPECT_TRUE(once(received)) << shape[0] << " x " << shape[1] << ", GPU " << g;
+          EXPECT_TRUE(once(columns)) << shape[0] << " x " << shape[1] << ", GPU " << g;
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuStep10Layout, AutoChunksOnePer128MiBFrom4To32AndOneOnOneGpu) {
+  EXPECT_EQ(step10::auto_chunks(32768, 32768, 4, 1), 1);
+  EXPECT_EQ(step10::auto_chunks(1024, 1024, 4, 2), 4);
+  EXPECT_EQ(step10::auto_chunks(32768, 32768, 4, 2), 16);   // 2 GiB per GPU
+  EXPECT_EQ(step10::auto_chunks(65536, 65536, 4, 2), 32);   // 8 GiB: the most
+}
+
+#ifdef STEP10_HAVE_NCCL
+
+TEST(CpuStep10Team, NcclIdSurvivesTheTripThroughTheEnvironment) {
+  ncclUniqueId id;
+  for (std::size_t i = 0; i < sizeof id; ++i) id.internal[i] = static_cast<char>(i * 37 + 11);
+  const std::string hex = step10::to_hex(&id, sizeof id);
+  EXPECT_EQ(hex.size(), 2 * sizeof id);
+  ncclUniqueId back{};
+  ASSERT_TRUE(step10::from_hex(hex, &back, sizeof back));
+  EXPECT_EQ(std::memcmp(&id, &back, sizeof id), 0);
+  EXPECT_FALSE(step10::from_hex(hex.substr(1), &back, sizeof back));            // too short
+  EXPECT_FALSE(step10::from_hex("zz" + hex.substr(2), &back, sizeof back));     // not hex
+}
+
+// The data tells the same method on other GPU counts, or with chunks given, apart by its id.
+TEST(CpuStep10Ids, CarryTheGpusAndChunksGiven) {
+  EXPECT_EQ(step10::run_id("overlapped", 2, true, "auto"), "overlapped-2gpus");
+  EXPECT_EQ(step10::run_id("overlapped", 1, true, "auto"), "overlapped-1gpu");
+  EXPECT_EQ(step10::run_id("overlapped", 4, true, "8"), "overlapped-4gpus-8chunks");
+  EXPECT_EQ(step10::run_id("peer", 2, false, "8"), "peer-2gpus");
+}
+
+// The check of one GPU's block passes the right block and names the first wrong element in the
+// whole output's coordinates, saying when it was never written.
+TEST(CpuStep10Check, FindsTheFirstWrongElementOfOneGpusBlock) {
+  const Layout at{7, 10, 4, 3, 1};  // GPU 1 holds output rows 4..6 (input columns 4..6)
+  const std::uint64_t seed = 42;
+  std::vector<std::uint8_t> block(at.out_elems(1) * 4);
+  for (std::int64_t j = 0; j < 3; ++j)
+    for (std::int64_t r = 0; r < 7; ++r)
+      course::pattern_element(course::ElemType::f32, r * 10 + 4 + j, seed, &block[(j * 7 + r) * 4]);
+  EXPECT_EQ(step10::check_block(at, 1, course::ElemType::f32, seed, block.data()), "");
+  block[(1 * 7 + 5) * 4] ^= 1;  // output row 5, column 5
+  EXPECT_NE(step10::check_block(at, 1, course::ElemType::f32, seed, block.data())
+                .find("mismatch at (row 5, col 5) of the 10 x 7 output"),
+            std::string::npos);
+  std::memset(&block[(0 * 7 + 2) * 4], 0xFF, 4);  // output row 4, column 2: the poison
+  EXPECT_NE(step10::check_block(at, 1, course::ElemType::f32, seed, block.data())
+                .find("(row 4, col 2) of the 10 x 7 output: expected"),
+            std::string::npos);
+  EXPECT_NE(step10::check_block(at, 1, course::ElemType::f32, seed, block.data())
+                .find("never written"),
+            std::string::npos);
+}
+
+// G GPUs simulated on one: runs the lesson's pack and place for every GPU, with the exchange
+// done by copies of the same pieces, and checks every GPU's block and its guard bands.
+::testing::AssertionResult check_simulated(course::ElemType type, std::int64_t rows,
+                                           std::int64_t cols, int G, int chunks) {
+  const std::size_t size = course::elem_size(type), guard = 4096;
+  const Layout at{rows, cols, size, G, chunks};
+  const std::uint64_t seed = course::fresh_seed();
+  const course::Problem p{type, rows, cols, 1};
+  std::vector<std::uint8_t> in(p.bytes()), ref(p.bytes());
+  course::fill_pattern(type, in.data(), rows * cols, seed);
+  course::cpu_transpose(p, in.data(), ref.data());
+
+  std::vector<course::DeviceBuffer> ins, outs, sends, recvs;
+  std::vector<step10::Part> parts;
+  for (int g = 0; g < G; ++g) {
+    ins.emplace_back(at.in_elems(g) * size);
+    outs.emplace_back(at.out_elems(g) * size + 2 * guard);
+    sends.emplace_back(at.in_elems(g) * size);
+    recvs.emplace_back(at.out_elems(g) * size);
+    CUDA_CHECK(cudaMemcpy(ins[g].get(), in.data() + at.row_blocks().first(g) * cols * size,
+                          at.in_elems(g) * size, cudaMemcpyHostToDevice));
+    for (auto* b : {&outs[g], &sends[g], &recvs[g]})
+      CUDA_CHECK(cudaMemset(b->get(), course::kPoisonByte, b->bytes()));
+    parts.push_back({at, g, ins[g].get(), outs[g].as<char>() + guard, sends[g].get(), recvs[g].get()});
+  }
+  for (int c = 0; c < chunks; ++c) {
+    for (int g = 0; g < G; ++g) step10::pack(parts[g], c, nullptr);
+    for (int s = 0; s < G; ++s) {
+      for (int d = 0; d < G; ++d) {
+        const Piece from = at.sent(s, d, c), to = at.received(d, s, c);
+        if (s == d || from.count == 0) continue;
+        CUDA_CHECK(cudaMemcpy(recvs[d].as<char>() + to.offset * size,
+                              sends[s].as<char>() + from.offset * size, from.count * size,
+                              cudaMemcpyDeviceToDevice));
+      }
+    }
+    for (int d = 0; d < G; ++d)
+      for (int s = 0; s < G; ++s) step10::place(parts[d], s, c, nullptr);
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+
+  const std::string where = p.describe() + " over " + std::to_string(G) + " GPUs in " +
+                            std::to_string(chunks) + " chunks (seed " + std::to_string(seed) + ")";
+  for (int g = 0; g < G; ++g) {
+    std::vector<std::uint8_t> got(outs[g].bytes());
+    CUDA_CHECK(cudaMemcpy(got.data(), outs[g].get(), got.size(), cudaMemcpyDeviceToHost));
+    const std::size_t n = at.out_elems(g) * size;
+    for (std::size_t i = 0; i < guard; ++i) {
+      if (got[i] != course::kPoisonByte || got[guard + n + i] != course::kPoisonByte) {
+        return ::testing::AssertionFailure() << where << ": GPU " << g << " wrote outside its block";
+      }
+    }
+    const std::uint8_t* want = ref.data() + at.col_blocks().first(g) * rows * size;
+    for (std::size_t i = 0; i < n; i += size) {
+      if (std::memcmp(want + i, got.data() + guard + i, size) != 0) {
+        const std::int64_t e = static_cast<std::int64_t>(i / size);
+        return ::testing::AssertionFailure()
+               << where << ": GPU " << g << ": wrong element at (row "
+               << at.col_blocks().first(g) + e / rows << ", col " << e % rows << ") of the output";
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(Step10Simulated, EveryAwkwardShapeOverTwoThreeAndFourGpus) {
+  REQUIRE_GPU();
+  for (const course::Shape& s : course::awkward_shapes()) {
+    for (int G : {2, 3, 4}) {
+      for (int chunks : {1, 3}) {
+        ASSERT_TRUE(check_simulated(course::ElemType::f32, s.rows, s.cols, G, chunks));
+      }
+    }
+  }
+}
+
+TEST(Step10Simulated, EveryElementTypeOnOddShapesAndSevenGpus) {
+  REQUIRE_GPU();
+  const course::Shape shapes[] = {{1, 37}, {37, 1}, {7, 13}, {127, 129}, {997, 1009}, {1031, 4}};
+  for (course::ElemType t : course::all_elem_types()) {
+    for (const course::Shape& s : shapes) {
+      for (int G : {2, 7}) {
+        ASSERT_TRUE(check_simulated(t, s.rows, s.cols, G, 2));
+      }
+    }
+  }
+}
+
+// Chunks of whole multiples of 64 rows and shapes where they leave tiles whole and split.
+TEST(Step10Simulated, ManyChunksOnBiggerShapes) {
+  REQUIRE_GPU();
+  ASSERT_TRUE(check_simulated(course::ElemType::f32, 2048, 1536, 2, 16));
+  ASSERT_TRUE(check_simulated(course::ElemType::i8, 4096, 1000, 3, 8));
+  ASSERT_TRUE(check_simulated(course::ElemType::f64, 1000, 999, 4, 64));
+}
+
+// With one GPU, the pipeline is step 08's transpose of the whole matrix (no NCCL call).
+std::vector<course::Variant> one_gpu_variants() {
+  std::vector<course::Variant> v;
+  for (course::ElemType t : course::all_elem_types()) {
+    v.push_back({std::string("pipeline-1gpu-") + course::elem_name(t),
+                 std::string("pipeline on one GPU, ") + course::elem_name(t), "256", "-",
+                 [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
+                   const Layout at{p.rows, p.cols, course::elem_size(p.type), 1, 1};
+                   step10::Pipeline pipe(1);
+                   pipe.run({at, 0, in, out, nullptr, nullptr}, nullptr, s);
+                   return cudaGetLastError();
+                 }});
+  }
+  return v;
+}
+
+TEST(Step10OneGpu, ThePipelineTransposesEveryAwkwardShapeInEveryType) {
+  REQUIRE_GPU();
+  const auto variants = one_gpu_variants();
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    EXPECT_TRUE(course::check_awkward_shapes(variants[i], course::all_elem_types()[i]));
+  }
+}
+
+#endif  // STEP10_HAVE_NCCL
+
+}  // namespace
