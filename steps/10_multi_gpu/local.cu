@@ -8,7 +8,14 @@ namespace step10 {
 
 cudaError_t local_transpose(const void* in, void* out, std::int64_t rows, std::int64_t cols,
                             std::size_t elem, cudaStream_t stream) {
-  return step08::transpose(in, out, rows, cols, elem, stream);
+  switch (elem) {
+    case 1: return step08::transpose_elements<1>(in, out, rows, cols, stream);
+    case 2: return step08::transpose_elements<2>(in, out, rows, cols, stream);
+    case 4: return step08::transpose_elements<4>(in, out, rows, cols, stream);
+    case 8: return step08::transpose_elements<8>(in, out, rows, cols, stream);
+    case 16: return step08::transpose_elements<16>(in, out, rows, cols, stream);
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 cudaError_t copy_band(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
