@@ -32,6 +32,9 @@ namespace step08 {
 /// ends it, and cp.async (LDGSTS) copies 16 bytes global -> shared in groups that each thread
 /// commits and waits for. The CPU tests drive the same code with a block of their own.
 struct DeviceBlock {
+  const std::uint8_t* smem;  ///< the block's shared memory, as a pointer
+  unsigned smem_at;          ///< and as a shared-space address (computed once: cheaper per copy)
+
   template <class F>
   __host__ __device__ void each(F&& f) {
 #ifdef __CUDA_ARCH__
@@ -45,12 +48,12 @@ struct DeviceBlock {
     __syncthreads();
 #endif
   }
-  __host__ __device__ void copy16(unsigned, std::uint8_t* smem, const std::uint8_t* gmem) {
+  __host__ __device__ void copy16(unsigned, std::uint8_t* to, const std::uint8_t* gmem) {
 #ifdef __CUDA_ARCH__
-    const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    const unsigned dst = smem_at + static_cast<unsigned>(to - smem);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(gmem) : "memory");
 #else
-    (void)smem, (void)gmem;
+    (void)to, (void)gmem;
 #endif
   }
   __host__ __device__ void commit(unsigned) {
@@ -113,7 +116,7 @@ struct StagedStrip {
   static constexpr int kRawRow = 16 * kChunks;
   static constexpr int QS = H / V;                  // output vectors per output row and step
   static constexpr int kRowsPerQuarter = 8 / QS;    // output rows per 8 lanes in the store
-  static constexpr int kStagePasses = (H * kChunks + kThreads - 1) / kThreads;
+  static constexpr int kStagePasses = H / (kThreads / 8);
   static constexpr int kPackPasses = H / k * kVecs / kThreads;
   static constexpr int kStorePasses = TC * QS / kThreads;
   static constexpr int kTail = kSector / V;         // more vectors per row in the last step
@@ -139,36 +142,43 @@ struct StagedStrip {
     int phase;                    ///< the output buffer's offset in its sector, in elements
   };
 
-  /// Stage thread t's pass p: piece q of raw row i.
+  /// Stage thread t's pass p: piece q of raw row i, 8 lanes along a row (a 128-byte line, as in
+  /// the lesson's loads); the last of the 8 also takes the ninth piece, when the row needs it.
   __host__ __device__ static void stage_slot(unsigned t, int p, int* i, int* q) {
-    const unsigned f = t + kThreads * p;
-    *i = static_cast<int>(f / kChunks);
-    *q = static_cast<int>(f % kChunks);
+    *i = static_cast<int>(t / 8 + kThreads / 8 * p);
+    *q = static_cast<int>(t % 8);
   }
 
   // Rows first .. first + n - 1 (n <= H) into raw: the 16-byte pieces from the one holding the
   // row's first column to the one holding its last. A piece that reaches past either end of the
   // matrix (its first and last row only) is read byte by byte instead, inside the matrix.
+  // Offsets count bytes from `in`; the row's low four bits say where it is off 16 bytes. The
+  // passes are kThreads / 8 rows apart: one 64-bit offset, stepped.
   template <class Block>
   __host__ __device__ static void stage(Block& b, unsigned t, const Strip& s, std::int64_t first,
                                         int n, std::uint8_t* raw) {
-    const std::uint8_t* const end = s.in + s.rows * s.cols * S;
-#pragma unroll
-    for (int p = 0; p < kStagePasses; ++p) {
-      int i, q;
-      stage_slot(t, p, &i, &q);
-      const std::int64_t r = first + i;
-      if (i >= n || r < 0 || r >= s.rows) continue;
-      const std::uint8_t* row = s.in + (r * s.cols + s.c0) * S;
-      const std::uint8_t* a = row - reinterpret_cast<std::uintptr_t>(row) % 16 + 16 * q;
-      if (a >= row + s.width * S) continue;
-      std::uint8_t* dst = raw + i * kRawRow + 16 * q;
-      if (a >= s.in && a + 16 <= end) {
-        b.copy16(t, dst, a);
+    const std::int64_t last = s.rows * s.cols * S - 16;  // the last offset a whole piece may have
+    const auto in16 = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(s.in) % 16);
+    auto piece = [&](std::uint8_t* dst, std::int64_t from) {
+      if (from >= 0 && from <= last) {
+        b.copy16(t, dst, s.in + from);
       } else {
 #pragma unroll 1
-        for (int j = 0; j < 16; ++j) dst[j] = a + j >= s.in && a + j < end ? a[j] : 0;
+        for (int j = 0; j < 16; ++j) dst[j] = from + j >= 0 && from + j < last + 16 ? s.in[from + j] : 0;
       }
+    };
+    int i, q;
+    stage_slot(t, 0, &i, &q);
+    std::int64_t r = first + i, row = (r * s.cols + s.c0) * S;  // the row's first byte
+    const std::int64_t rows_apart = kThreads / 8, bytes_apart = rows_apart * s.cols * S;
+#pragma unroll
+    for (int p = 0; p < kStagePasses; ++p, r += rows_apart, row += bytes_apart) {
+      if (i + rows_apart * p >= n || r >= s.rows) continue;
+      const int m = static_cast<int>((in16 + static_cast<unsigned>(row)) % 16);
+      const int end = m + s.width * S;  // the row's end, from the piece before it on 16 bytes
+      std::uint8_t* dst = raw + (i + rows_apart * p) * kRawRow + 16 * q;
+      if (16 * q < end) piece(dst, row - m + 16 * q);
+      if (q == 7 && 16 * 8 < end) piece(dst + 16, row - m + 16 * 8);
     }
   }
 
@@ -198,8 +208,7 @@ struct StagedStrip {
       for (int i = 0; i < k; ++i) {
         const unsigned m = (base + static_cast<unsigned>(first + i0 + i) * pitch) % 16;
         const std::uint8_t* at = raw + (i0 + i) * kRawRow + 16 * vec;
-        const Vec16 lo = load16(at);
-        v[i] = shift_bytes(lo, m != 0 ? load16(at + 16) : lo, m);
+        v[i] = shift_bytes(load16(at), load16(at + 16), m);  // the next: garbage when m = 0
       }
       Unit u[V];
       Pack<S>::to_units(v, u);
@@ -237,7 +246,7 @@ struct StagedStrip {
 
   // Output row o = c0 + c is cut on its sectors: step `step` writes its elements
   // [step*H - d, (step+1)*H - d), d = (phase + o * rows) mod kSector (0 without the cut), the
-  // first step from 0 and the last step on to the end of the row.
+  // first step from 0 and the last step on to the end of the row. Offsets from step*H are small.
   __host__ __device__ static Piece piece(unsigned t, int p, const Strip& s, std::uint32_t step,
                                          bool last) {
     int c, q;
@@ -250,12 +259,13 @@ struct StagedStrip {
                                                   static_cast<unsigned>(o) *
                                                       static_cast<unsigned>(s.rows)) &
                                                  (kSector - 1));
-    const std::int64_t j0 = static_cast<std::int64_t>(step) * H - d + q * V;
-    const std::int64_t stop = last ? s.rows : (static_cast<std::int64_t>(step) + 1) * H - d;
-    x.first = o * s.rows + j0;
-    x.pos = static_cast<unsigned>(j0) % NR;
-    x.lo = j0 < 0 ? static_cast<int>(-j0 < V ? -j0 : V) : 0;
-    x.hi = static_cast<int>(stop - j0 < V ? stop - j0 : V);
+    const std::int64_t top = static_cast<std::int64_t>(step) * H;
+    const int at = q * V - d;                                   // the vector, from top
+    const std::int64_t stop = last ? s.rows - top : H - d;      // the piece's end, from top
+    x.first = o * s.rows + top + at;
+    x.pos = (static_cast<unsigned>(top) + at) % NR;
+    x.lo = at < 0 && step == 0 ? (-at < V ? -at : V) : 0;       // before the row's start
+    x.hi = static_cast<int>(stop - at < V ? stop - at : V);
     return x;
   }
 
@@ -267,10 +277,8 @@ struct StagedStrip {
       const Piece x = piece(t, p, s, step, last);
       if (x.lo >= x.hi) continue;
       const unsigned ch = x.pos * S / 16, m = x.pos * S % 16;
-      const Vec16 lo = load16(ring + Ring::chunk_offset(x.c, ch));
-      const Vec16 hi =
-          m != 0 ? load16(ring + Ring::chunk_offset(x.c, (ch + 1) % Ring::kOutChunks)) : lo;
-      const Vec16 v = shift_bytes(lo, hi, m);
+      const Vec16 v = shift_bytes(load16(ring + Ring::chunk_offset(x.c, ch)),  // the next: any
+                                  load16(ring + Ring::chunk_offset(x.c, (ch + 1) % Ring::kOutChunks)), m);
       std::uint8_t* dst = s.out + x.first * S;
       if (x.lo == 0 && x.hi == V) {
         store16(dst, v);
@@ -288,11 +296,11 @@ struct StagedStrip {
 
   /// The cut for an output buffer at @p out: kLead rows above each block's first step when the
   /// output rows start off their sectors (0 when they are on them), and the buffer's offset in
-  /// its sector in elements.
-  __host__ __device__ static int lead_for(std::int64_t rows, std::uintptr_t out) {
+  /// its sector in elements. (Host code: the launcher and the tests.)
+  static int lead_for(std::int64_t rows, std::uintptr_t out) {
     return output_rows_on_sectors(S, rows, out) ? 0 : kLead;
   }
-  __host__ __device__ static int phase_for(std::uintptr_t out) {
+  static int phase_for(std::uintptr_t out) {
     return static_cast<int>(out / S % kSector);
   }
 
@@ -361,7 +369,9 @@ __global__ void __launch_bounds__(StagedStrip<S, H>::kThreads, 6)
                      std::int64_t rows, std::int64_t cols, StripGrid g, int lead, int phase) {
   using Strip = StagedStrip<S, H>;
   __shared__ typename Strip::Smem sm;
-  DeviceBlock b;
+  std::uint64_t at;  // an asm the compiler does not see through: it would recompute it per copy
+  asm("cvta.to.shared.u64 %0, %1;" : "=l"(at) : "l"(&sm));
+  DeviceBlock b{reinterpret_cast<const std::uint8_t*>(&sm), static_cast<unsigned>(at)};
   Strip::run(b, in, out, rows, cols, g, blockIdx.x, lead, phase, sm);
 }
 
@@ -382,7 +392,9 @@ cudaError_t launch_staged_on(std::int64_t capacity, const void* in, void* out, s
 }
 
 /// The same on one wave of the current device: blocks per SM (from the occupancy calculator)
-/// times its SMs.
+/// times its SMs. Shared memory gets the largest share of each SM's L1 (the kernel reads and
+/// writes global memory around L1), so that six blocks fit: a grid sized for six that ran five
+/// would take a second wave.
 template <int S, int H>
 cudaError_t launch_staged(const void* in, void* out, std::int64_t rows, std::int64_t cols,
                           cudaStream_t stream) {
@@ -393,6 +405,11 @@ cudaError_t launch_staged(const void* in, void* out, std::int64_t rows, std::int
   int device = 0, sms = 0, per_sm = 0;
   cudaError_t e = cudaGetDevice(&device);
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (e == cudaSuccess) {
+    e = cudaFuncSetAttribute(transpose_staged<S, H>,
+                             cudaFuncAttributePreferredSharedMemoryCarveout,
+                             cudaSharedmemCarveoutMaxShared);
+  }
   if (e == cudaSuccess) {
     e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, transpose_staged<S, H>,
                                                       StagedStrip<S, H>::kThreads, 0);

@@ -1,8 +1,9 @@
 // Step 08's lab tests: the staged kernel (staged.cuh), held to the lesson's standards (fresh
 // random inputs, poisoned outputs in guard bands, bitwise compares). The lab's test.cu runs it
 // on the awkward shapes with the lab's other kernels; here are the shapes and grids of its own.
-//   GPU: the misaligned shapes of bytes and halves from and to buffers off 16 bytes, the targets'
-//        shapes, grids of other sizes than one wave, and (label large) past 2^31 elements.
+//   GPU: misaligned shapes of bytes and halves from and to buffers off 16 bytes, grids of other
+//        sizes than one wave (Step08StagedSmall: small enough for the sanitizers), the step's
+//        misaligned targets, the timed shapes, and (label large) past 2^31 elements.
 //   CPU: the grid, the kernel's own code run block by block and thread by thread (cp.async
 //        copies landing at once and as late as the waits allow), every output element written
 //        once with no sector shared inside a row, and no bank conflict in any phase.
@@ -36,22 +37,21 @@ Variant staged(ElemType t, std::int64_t capacity = 0) {
                                    : step08_lab::staged_variant<2>(capacity);
 }
 
-// The step's misaligned targets and their neighbours, rows shorter than a vector, 1 x N, N x 1.
-std::vector<course::Shape> misaligned_and_small() {
-  std::vector<course::Shape> shapes = {{4095, 4097}, {4096, 4097}, {4097, 4096}, {1, 4097},
-                                       {4097, 1},    {3, 40001},   {40001, 3},   {130, 70}};
+// Rows off 16 bytes on one side or both, several steps and strips, rows shorter than a vector,
+// 1 x N, N x 1: at most half a million elements, so that the sanitizers run them quickly.
+std::vector<course::Shape> small_misaligned() {
+  std::vector<course::Shape> shapes = {{1, 4097}, {4097, 1}, {3, 40001}, {40001, 3}, {130, 70}};
   for (const course::Shape& s : step08_test::misaligned_shapes()) shapes.push_back(s);
   return shapes;
 }
 
 // ---- GPU ---------------------------------------------------------------------------------------
 
-// Small enough for the sanitizers: both buffers 0, 1 element, 5 elements and 14 bytes past 16.
-TEST(Step08Staged, TransposesMisalignedShapesFromAndToAnyOffset) {
-  REQUIRE_GPU();
+// Both buffers 0, 1 element, 5 elements and 14 bytes past 16 bytes.
+void check_offsets(const std::vector<course::Shape>& shapes) {
   for (ElemType t : {ElemType::i8, ElemType::f16, ElemType::bf16}) {
     const std::size_t size = course::elem_size(t);
-    for (const course::Shape& s : misaligned_and_small()) {
+    for (const course::Shape& s : shapes) {
       for (std::size_t shift : {std::size_t{0}, size, 5 * size, std::size_t{14}}) {
         EXPECT_TRUE(course::check_transpose(staged(t), Problem{t, s.rows, s.cols, 1}, false,
                                             shift));
@@ -60,9 +60,14 @@ TEST(Step08Staged, TransposesMisalignedShapesFromAndToAnyOffset) {
   }
 }
 
+TEST(Step08StagedSmall, TransposesMisalignedShapesFromAndToAnyOffset) {
+  REQUIRE_GPU();
+  check_offsets(small_misaligned());
+}
+
 // Grids other than one wave: one block per strip (no lead rows, strips longer than a wave), and
 // one block per step (a lead on every block).
-TEST(Step08Staged, TransposesOnGridsOfOtherSizes) {
+TEST(Step08StagedSmall, TransposesOnGridsOfOtherSizes) {
   REQUIRE_GPU();
   for (ElemType t : {ElemType::i8, ElemType::f16}) {
     for (std::int64_t capacity : {1, 7, 1 << 20}) {
@@ -75,7 +80,12 @@ TEST(Step08Staged, TransposesOnGridsOfOtherSizes) {
   }
 }
 
-// The shapes the lab times, misaligned and aligned (tens to hundreds of MB: not for sanitizers).
+TEST(Step08Staged, TransposesTheStepsMisalignedTargetsFromAndToAnyOffset) {
+  REQUIRE_GPU();
+  check_offsets({{4095, 4097}, {4096, 4097}, {4097, 4096}, {8191, 8193}});
+}
+
+// The shapes the lab times, misaligned and aligned (tens to hundreds of MB).
 TEST(Step08Staged, TransposesTheTimedShapes) {
   REQUIRE_GPU();
   for (ElemType t : {ElemType::i8, ElemType::f16, ElemType::bf16}) {
@@ -242,6 +252,13 @@ step08_test::Runner staged_runner(std::int64_t capacity, bool late) {
                           std::int64_t c) { emulate_staged<S>(in, out, r, c, capacity, late); };
 }
 
+// The small misaligned shapes, the step's misaligned targets and their one-side-aligned neighbours.
+std::vector<course::Shape> misaligned_and_small() {
+  std::vector<course::Shape> shapes = {{4095, 4097}, {4096, 4097}, {4097, 4096}};
+  for (const course::Shape& s : small_misaligned()) shapes.push_back(s);
+  return shapes;
+}
+
 // Every shape of the step's tests with the copies landing at once, then with the copies late.
 template <int S>
 void check_every_shape(ElemType type, bool late) {
@@ -397,16 +414,24 @@ void check_banks() {
   using Ring = typename T::Ring;
   SCOPED_TRACE(std::to_string(S) + "-byte elements");
   const int raw_at = 0, ring_at = static_cast<int>(offsetof(typename T::Smem, ring));
+  std::set<std::pair<int, int>> pieces;
   for (int p = 0; p < T::kStagePasses; ++p)
-    for (int w = 0; w < T::kThreads / 32; ++w) {
-      std::vector<int> addr(32, -1);
-      for (int lane = 0; lane < 32; ++lane) {
-        int i, q;
-        T::stage_slot(32 * w + lane, p, &i, &q);
-        if (i < kH) addr[lane] = raw_at + i * T::kRawRow + 16 * q;
+    for (int w = 0; w < T::kThreads / 32; ++w)
+      for (int ninth = 0; ninth < 2; ++ninth) {  // the 8 pieces of each row, then the ninth
+        std::vector<int> addr(32, -1);
+        for (int lane = 0; lane < 32; ++lane) {
+          int i, q;
+          T::stage_slot(32 * w + lane, p, &i, &q);
+          if (ninth) {
+            if (q != 7) continue;
+            q = 8;
+          }
+          ASSERT_TRUE(pieces.insert({i, q}).second) << "piece " << q << " of row " << i;
+          addr[lane] = raw_at + i * T::kRawRow + 16 * q;
+        }
+        EXPECT_EQ(step08_test::degree(addr, 16), 1) << "cp.async, pass " << p;
       }
-      EXPECT_EQ(step08_test::degree(addr, 16), 1) << "cp.async, pass " << p;
-    }
+  EXPECT_EQ(pieces.size(), static_cast<std::size_t>(kH * T::kChunks)) << "every piece of a step";
   for (int p = 0; p < T::kPackPasses; ++p)
     for (int w = 0; w < T::kThreads / 32; ++w) {
       for (int i = 0; i < T::k; ++i)
