@@ -35,6 +35,10 @@ struct DeviceBlock {
   const std::uint8_t* smem;  ///< the block's shared memory, as a pointer
   unsigned smem_at;          ///< and as a shared-space address (computed once: cheaper per copy)
 
+  /// A thread's own variables: one set on the GPU, where each thread runs the block's code.
+  static constexpr int kHeld = 1;
+  __host__ __device__ static unsigned held(unsigned) { return 0; }
+
   template <class F>
   __host__ __device__ void each(F&& f) {
 #ifdef __CUDA_ARCH__
@@ -121,7 +125,9 @@ struct StagedStrip {
   static constexpr int kStorePasses = TC * QS / kThreads;
   static constexpr int kTail = kSector / V;         // more vectors per row in the last step
   static constexpr int kTailPasses = TC * kTail / kThreads;
+  static constexpr int kOutPasses = kStorePasses + kTailPasses;
   static_assert(H % kSector == 0 && (H & (H - 1)) == 0, "steps of whole sectors, a power of 2");
+  static_assert(H <= kThreads, "a thread per row takes the ninth piece");
   static_assert(H / k * kVecs % kThreads == 0 && TC * QS % kThreads == 0 &&
                 TC * kTail % kThreads == 0, "whole passes");
   static_assert(QS <= 8 && 8 % QS == 0 && TC / kRowsPerQuarter % kSector == 0,
@@ -142,8 +148,18 @@ struct StagedStrip {
     int phase;                    ///< the output buffer's offset in its sector, in elements
   };
 
+  /// What thread t keeps from step to step, so that a step adds only its own offset: where its
+  /// rows start in the input (bytes from `in`, for step 0), and where its output vectors start
+  /// in the output (elements from `out`) and in the step (elements from the step's top row).
+  struct Mine {
+    std::int64_t row[kStagePasses];  ///< row i of stage pass p, and row t for the ninth piece
+    std::int64_t row9;
+    std::int64_t first[kOutPasses];  ///< output vector of store pass p, at step 0
+    int at[kOutPasses];              ///< the same from the step's top: q * V - d
+  };
+
   /// Stage thread t's pass p: piece q of raw row i, 8 lanes along a row (a 128-byte line, as in
-  /// the lesson's loads); the last of the 8 also takes the ninth piece, when the row needs it.
+  /// the lesson's loads). Then thread t takes the ninth piece of row t, where the row needs it.
   __host__ __device__ static void stage_slot(unsigned t, int p, int* i, int* q) {
     *i = static_cast<int>(t / 8 + kThreads / 8 * p);
     *q = static_cast<int>(t % 8);
@@ -152,13 +168,14 @@ struct StagedStrip {
   // Rows first .. first + n - 1 (n <= H) into raw: the 16-byte pieces from the one holding the
   // row's first column to the one holding its last. A piece that reaches past either end of the
   // matrix (its first and last row only) is read byte by byte instead, inside the matrix.
-  // Offsets count bytes from `in`; the row's low four bits say where it is off 16 bytes. The
-  // passes are kThreads / 8 rows apart: one 64-bit offset, stepped.
+  // Offsets count bytes from `in`; a row's low four bits say where it is off 16 bytes.
   template <class Block>
-  __host__ __device__ static void stage(Block& b, unsigned t, const Strip& s, std::int64_t first,
-                                        int n, std::uint8_t* raw) {
+  __host__ __device__ static void stage(Block& b, unsigned t, const Strip& s, const Mine& my,
+                                        std::int64_t first, int n, std::uint8_t* raw) {
     const std::int64_t last = s.rows * s.cols * S - 16;  // the last offset a whole piece may have
     const auto in16 = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(s.in) % 16);
+    const std::int64_t top = first * s.cols * S;
+    const int rows = s.rows - first < n ? static_cast<int>(s.rows - first) : n;
     auto piece = [&](std::uint8_t* dst, std::int64_t from) {
       if (from >= 0 && from <= last) {
         b.copy16(t, dst, s.in + from);
@@ -167,18 +184,26 @@ struct StagedStrip {
         for (int j = 0; j < 16; ++j) dst[j] = from + j >= 0 && from + j < last + 16 ? s.in[from + j] : 0;
       }
     };
-    int i, q;
-    stage_slot(t, 0, &i, &q);
-    std::int64_t r = first + i, row = (r * s.cols + s.c0) * S;  // the row's first byte
-    const std::int64_t rows_apart = kThreads / 8, bytes_apart = rows_apart * s.cols * S;
-#pragma unroll
-    for (int p = 0; p < kStagePasses; ++p, r += rows_apart, row += bytes_apart) {
-      if (i + rows_apart * p >= n || r >= s.rows) continue;
+    auto offsets = [&](std::int64_t row, std::int64_t* base, int* end) {
       const int m = static_cast<int>((in16 + static_cast<unsigned>(row)) % 16);
-      const int end = m + s.width * S;  // the row's end, from the piece before it on 16 bytes
-      std::uint8_t* dst = raw + (i + rows_apart * p) * kRawRow + 16 * q;
-      if (16 * q < end) piece(dst, row - m + 16 * q);
-      if (q == 7 && 16 * 8 < end) piece(dst + 16, row - m + 16 * 8);
+      *base = row - m;           // the piece holding the row's first byte
+      *end = m + s.width * S;    // the row's end, from there
+    };
+#pragma unroll
+    for (int p = 0; p < kStagePasses; ++p) {
+      int i, q;
+      stage_slot(t, p, &i, &q);
+      if (i >= rows) continue;
+      std::int64_t base;
+      int end;
+      offsets(top + my.row[p], &base, &end);
+      if (16 * q < end) piece(raw + i * kRawRow + 16 * q, base + 16 * q);
+    }
+    if (static_cast<int>(t) < rows) {  // the ninth piece of row t, where the row reaches it
+      std::int64_t base;
+      int end;
+      offsets(top + my.row9, &base, &end);
+      if (16 * 8 < end) piece(raw + t * kRawRow + 16 * 8, base + 16 * 8);
     }
   }
 
@@ -244,37 +269,58 @@ struct StagedStrip {
     }
   }
 
+  /// Thread t's offsets (Mine) in block strip s.
+  __host__ __device__ static Mine mine(unsigned t, const Strip& s) {
+    Mine my{};
+#pragma unroll
+    for (int p = 0; p < kStagePasses; ++p) {
+      int i, q;
+      stage_slot(t, p, &i, &q);
+      my.row[p] = (i * s.cols + s.c0) * S;
+    }
+    my.row9 = (t * s.cols + s.c0) * S;
+#pragma unroll
+    for (int p = 0; p < kOutPasses; ++p) {
+      int c, q;
+      store_slot(t, p, &c, &q);
+      const std::int64_t o = s.c0 + c;
+      const int d = s.lead == 0 ? 0
+                                : static_cast<int>((static_cast<unsigned>(s.phase) +
+                                                    static_cast<unsigned>(o) *
+                                                        static_cast<unsigned>(s.rows)) &
+                                                   (kSector - 1));
+      my.at[p] = q * V - d;
+      my.first[p] = o * s.rows + my.at[p];
+    }
+    return my;
+  }
+
   // Output row o = c0 + c is cut on its sectors: step `step` writes its elements
   // [step*H - d, (step+1)*H - d), d = (phase + o * rows) mod kSector (0 without the cut), the
-  // first step from 0 and the last step on to the end of the row. Offsets from step*H are small.
-  __host__ __device__ static Piece piece(unsigned t, int p, const Strip& s, std::uint32_t step,
-                                         bool last) {
+  // first step from 0 and the last step on to the end of the row. Only those two steps can have
+  // a partial vector.
+  __host__ __device__ static Piece piece(unsigned t, int p, const Strip& s, const Mine& my,
+                                         std::uint32_t step, bool last) {
     int c, q;
     store_slot(t, p, &c, &q);
     Piece x{0, 0, 0, c, 0};
-    const std::int64_t o = s.c0 + c;
-    if (o >= s.cols) return x;
-    const int d = s.lead == 0 ? 0
-                              : static_cast<int>((static_cast<unsigned>(s.phase) +
-                                                  static_cast<unsigned>(o) *
-                                                      static_cast<unsigned>(s.rows)) &
-                                                 (kSector - 1));
+    if (c >= s.width) return x;  // past the matrix's last column
     const std::int64_t top = static_cast<std::int64_t>(step) * H;
-    const int at = q * V - d;                                   // the vector, from top
-    const std::int64_t stop = last ? s.rows - top : H - d;      // the piece's end, from top
-    x.first = o * s.rows + top + at;
+    const int at = my.at[p];
+    x.first = my.first[p] + top;
     x.pos = (static_cast<unsigned>(top) + at) % NR;
-    x.lo = at < 0 && step == 0 ? (-at < V ? -at : V) : 0;       // before the row's start
-    x.hi = static_cast<int>(stop - at < V ? stop - at : V);
+    x.hi = V;
+    if (step == 0 && at < 0) x.lo = -at < V ? -at : V;  // before the row's start
+    if (last) x.hi = s.rows - top - at < V ? static_cast<int>(s.rows - top - at) : V;
     return x;
   }
 
-  __host__ __device__ static void store(unsigned t, const Strip& s, std::uint32_t step, bool last,
-                                        const std::uint8_t* ring) {
+  __host__ __device__ static void store(unsigned t, const Strip& s, const Mine& my,
+                                        std::uint32_t step, bool last, const std::uint8_t* ring) {
 #pragma unroll
-    for (int p = 0; p < kStorePasses + kTailPasses; ++p) {
+    for (int p = 0; p < kOutPasses; ++p) {
       if (p >= kStorePasses && !last) break;
-      const Piece x = piece(t, p, s, step, last);
+      const Piece x = piece(t, p, s, my, step, last);
       if (x.lo >= x.hi) continue;
       const unsigned ch = x.pos * S / 16, m = x.pos * S % 16;
       const Vec16 v = shift_bytes(load16(ring + Ring::chunk_offset(x.c, ch)),  // the next: any
@@ -328,10 +374,13 @@ struct StagedStrip {
     const Strip s = strip_of(in, out, rows, cols, g, block, lead, phase, &k0, &k1);
     const bool has_lead = lead != 0 && k0 > 0;  // the rows above the block's first step
     const std::int64_t top = static_cast<std::int64_t>(k0) * H;
+    Mine my[Block::kHeld];  // a thread's own: on the GPU each thread holds one
     b.each([&](unsigned t) {
-      if (has_lead) stage(b, t, s, top - kLead, kLead, sm.raw[1]);
+      Mine& mt = my[b.held(t)];
+      mt = mine(t, s);
+      if (has_lead) stage(b, t, s, mt, top - kLead, kLead, sm.raw[1]);
       b.commit(t);
-      stage(b, t, s, top, H, sm.raw[0]);
+      stage(b, t, s, mt, top, H, sm.raw[0]);
       b.commit(t);
       b.wait_prior(t);  // the lead rows
     });
@@ -341,7 +390,7 @@ struct StagedStrip {
     });
     b.sync();
     b.each([&](unsigned t) {
-      if (k0 + 1 < k1) stage(b, t, s, top + H, H, sm.raw[1]);
+      if (k0 + 1 < k1) stage(b, t, s, my[b.held(t)], top + H, H, sm.raw[1]);
       b.commit(t);
       b.wait_prior(t);  // step k0
     });
@@ -351,9 +400,10 @@ struct StagedStrip {
       b.each([&](unsigned t) { pack(t, s, static_cast<std::int64_t>(k) * H, H, raw, sm.ring); });
       b.sync();
       b.each([&](unsigned t) {
-        if (k + 2 < k1) stage(b, t, s, (static_cast<std::int64_t>(k) + 2) * H, H, raw);
+        const Mine& mt = my[b.held(t)];
+        if (k + 2 < k1) stage(b, t, s, mt, (static_cast<std::int64_t>(k) + 2) * H, H, raw);
         b.commit(t);
-        store(t, s, k, k + 1 == g.steps, sm.ring);
+        store(t, s, mt, k, k + 1 == g.steps, sm.ring);
         b.wait_prior(t);  // step k + 1
       });
       b.sync();

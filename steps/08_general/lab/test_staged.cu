@@ -187,6 +187,9 @@ struct EmuBlock {
 
   EmuBlock(int threads, bool late_) : late(late_), groups(threads, std::vector<std::vector<Copy>>(1)) {}
 
+  static constexpr int kHeld = 128;  // every thread's own variables: the kernel's threads
+  static unsigned held(unsigned t) { return t; }
+
   template <class F>
   void each(F&& f) {
     EXPECT_TRUE(synced) << "two phases without a barrier between them";
@@ -227,6 +230,7 @@ template <int S>
 void emulate_staged(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows,
                     std::int64_t cols, std::int64_t capacity, bool late) {
   using T = Strip<S>;
+  static_assert(T::kThreads <= EmuBlock::kHeld, "a Mine per thread");
   const auto o = reinterpret_cast<std::uintptr_t>(out);
   step08::StripGrid g;
   ASSERT_TRUE(step08::make_strips(rows, cols, kH, T::TC, capacity, &g));
@@ -350,11 +354,13 @@ void check_owners(std::int64_t rows, std::int64_t cols, std::uintptr_t out, std:
     std::uint32_t k0, k1;
     const auto s = T::strip_of(nullptr, o, rows, cols, g, b, T::lead_for(rows, out),
                                T::phase_for(out), &k0, &k1);
+    std::vector<typename T::Mine> my(T::kThreads);
+    for (unsigned t = 0; t < T::kThreads; ++t) my[t] = T::mine(t, s);
     for (std::uint32_t k = k0; k < k1; ++k) {
       const bool last = k + 1 == g.steps;
       for (unsigned t = 0; t < T::kThreads; ++t)
         for (int p = 0; p < T::kStorePasses + (last ? T::kTailPasses : 0); ++p) {
-          const auto x = T::piece(t, p, s, k, last);
+          const auto x = T::piece(t, p, s, my[t], k, last);
           if (x.lo >= x.hi) continue;
           ASSERT_TRUE(x.lo >= 0 && x.hi <= T::V);
           const std::int64_t row = (x.first + x.lo) / rows, row_start = row * rows;
@@ -465,12 +471,14 @@ void check_banks() {
         const int lead = T::lead_for(rows, reinterpret_cast<std::uintptr_t>(out));
         for (std::int64_t c0 : {std::int64_t{0}, std::int64_t{T::TC}}) {
           const typename T::Strip s{nullptr, out, rows, cols, c0, T::TC, lead, phase};
+          std::vector<typename T::Mine> my(T::kThreads);
+          for (unsigned t = 0; t < T::kThreads; ++t) my[t] = T::mine(t, s);
           for (int p = 0; p < T::kStorePasses + T::kTailPasses; ++p)
             for (int w = 0; w < T::kThreads / 32; ++w)
               for (int half = 0; half < 2; ++half) {
                 std::vector<int> addr(32, -1);
                 for (int lane = 0; lane < 32; ++lane) {
-                  const auto x = T::piece(32 * w + lane, p, s, step, true);
+                  const auto x = T::piece(32 * w + lane, p, s, my[32 * w + lane], step, true);
                   const unsigned ch = x.pos * S / 16, m = x.pos * S % 16;
                   if (x.lo >= x.hi || (half == 1 && m == 0)) continue;
                   addr[lane] = ring_at + static_cast<int>(Ring::chunk_offset(
