@@ -4,7 +4,7 @@
 #   usage: OUT=dir bash steps/08_general/lab/gpu_staged.sh      (from the repository root)
 #
 #   1. builds step08-lab, step08-lab_test and step08-staged_test in build-staged/ (Release, the
-#      GPU's own architecture), -j16;
+#      GPU's own architecture; BUILD_DIR picks another folder), -j16;
 #   2. runs the staged kernel's quick GPU tests: its own small shapes and grids, and the lab's
 #      cases of it (awkward shapes, aligned shapes with partial tiles, tall matrices);
 #   3. times step08-lab for int8, float16 and bfloat16 at 12345 x 6789, 16385 x 8191 and
@@ -19,66 +19,62 @@
 #   7. prints the medians of step 3 (% of the copy ceiling of the same run).
 # Each part has a time limit and one that fails does not stop the others; the whole stays under
 # six minutes. Files in $OUT (default ./staged-out): build.log, tests.log, bench.csv, bench.log,
-# ncu.csv, sanitize.log, summary.txt.
+# ncu.csv, sanitize.log, summary.txt. Exit code 0 when every part passed, 1 otherwise.
 set -u -o pipefail
 cd "$(dirname "$0")/../../.."
-out=${OUT:-staged-out}
+export out=${OUT:-staged-out}
+export build=${BUILD_DIR:-build-staged}
+export bin=$build/bin
 mkdir -p "$out"
-build=${BUILD_DIR:-build-staged}  # BUILD_DIR: another build folder
 start=$SECONDS
 status=0
-part() {  # part NAME SECONDS COMMAND...: runs it with a time limit, records how it ended
+
+part() {  # part NAME SECONDS FUNCTION: runs it with a time limit, records how it ended
   local name=$1 limit=$2 t0=$SECONDS rc left=$((345 - (SECONDS - start)))
-  shift 2
-  [ "$limit" -le "$left" ] || limit=$left  # the whole script stays under six minutes
+  [ "$limit" -le "$left" ] || limit=$left
   if [ "$limit" -lt 5 ]; then
     printf '%-10s skipped: no time left\n' "$name" >>"$out/parts.txt"
     status=1
-    return 0
+    return
   fi
-  timeout --kill-after=5 "$limit" "$@"
+  timeout --kill-after=5 "$limit" bash -c "$3"
   rc=$?
   printf '%-10s rc=%-3s %4ss\n' "$name" "$rc" "$((SECONDS - t0))" >>"$out/parts.txt"
   [ "$rc" = 0 ] || status=1
-  return 0
 }
-: >"$out/parts.txt"
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
-  nvcc --version | tail -2; } >"$out/build.log" 2>&1
 
-# 1. Build.
-part build 150 bash -c "cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release >>'$out/build.log' 2>&1 &&
-  cmake --build $build --target step08-lab step08-lab_test step08-staged_test -j16 >>'$out/build.log' 2>&1"
-bin=$build/bin
+build_all() {
+  { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
+    nvcc --version | tail -2
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release &&
+      cmake --build "$build" --target step08-lab step08-lab_test step08-staged_test -j16
+  } >"$out/build.log" 2>&1
+}
 
-# 2. Quick GPU tests.
-part tests 60 bash -c "$bin/step08-staged_test --gtest_filter='Step08StagedSmall.*' --gtest_brief=1 >'$out/tests.log' 2>&1;
-  r1=\$?; $bin/step08-lab_test --gtest_filter='*staged*' --gtest_brief=1 >>'$out/tests.log' 2>&1; r2=\$?;
-  exit \$((r1 | r2))"
-
-# 3. Timing: three separate runs of every shape and type.
-: >"$out/bench.log"
-rm -f "$out/bench.csv"
-bench() {
+quick_tests() {
   local r=0
+  "$bin/step08-staged_test" --gtest_filter='Step08StagedSmall.*' --gtest_brief=1 || r=1
+  "$bin/step08-lab_test" --gtest_filter='*staged*' --gtest_brief=1 || r=1
+  return $r
+} >"$out/tests.log" 2>&1
+
+bench() {  # three separate runs of every shape and type
+  local r=0 run type shape
   for run in 1 2 3; do
     for type in i8 f16 bf16; do
       for shape in "12345 6789" "16385 8191" "16384 16384"; do
         set -- $shape
-        "$bin/step08-lab" --type "$type" --rows "$1" --cols "$2" --csv "$out/bench.csv" \
-          >>"$out/bench.log" 2>&1 || { echo "bench: $type $1 x $2 run $run failed" >>"$out/bench.log"; r=1; }
+        "$bin/step08-lab" --type "$type" --rows "$1" --cols "$2" --csv "$out/bench.csv" ||
+          { echo "bench: $type $1 x $2, run $run failed"; r=1; }
       done
     done
   done
   return $r
-}
-export -f bench
-export bin out
-part bench 110 bash -c bench
+} >"$out/bench.log" 2>&1
 
-# 4. Counters (ncu never changes the clocks here; its default cache control flushes the caches).
 # The first set is scripts/profile.sh's; the second adds launch and issue counters, and the first
-# alone is tried again should ncu refuse a name of the second.
+# alone is tried again should ncu refuse a name of the second. ncu runs with --clock-control none
+# (it never changes the clocks) and its default cache control (caches flushed before the kernel).
 base=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum
 base+=,lts__t_sectors_srcunit_tex_op_write.sum,smsp__inst_executed.sum
 base+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
@@ -92,6 +88,8 @@ more=launch__registers_per_thread,launch__shared_mem_per_block_static,launch__gr
 more+=,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,gpu__time_duration.sum
 more+=,dram__throughput.avg.pct_of_peak_sustained_elapsed
 more+=,smsp__issue_active.avg.pct_of_peak_sustained_active
+export base more
+
 counters() {  # counters TYPE ONLY: one launch of that kernel at 12345 x 6789, as CSV lines
   local type=$1 only=$2 rep=$out/ncu-$1 m
   for m in "$base,$more" "$base"; do
@@ -100,39 +98,62 @@ counters() {  # counters TYPE ONLY: one launch of that kernel at 12345 x 6789, a
       --export "$rep" --force-overwrite "$bin/step08-lab" --type "$type" --rows 12345 \
       --cols 6789 --reps 1 --warmup 0 --no-verify --only "$only" >"$rep.log" 2>&1 &&
       [ -f "$rep.ncu-rep" ] && break
-    echo "ncu,$type,$only,failed: $(grep -m1 -E 'ERR|ERROR' "$rep.log")"
+    echo "ncu,$type,$only,failed:"
+    tail -5 "$rep.log"
   done
+  rm -f "$rep.log"
   [ -f "$rep.ncu-rep" ] || return 1
   ncu --import "$rep.ncu-rep" --csv --page raw --print-units base | sed "s/^/$type,$only,/"
-  rm -f "$rep.ncu-rep" "$rep.log"
+  rm -f "$rep.ncu-rep"
 }
-export -f counters
-export base more
-part ncu 75 bash -c "r=0; { counters i8 staged || r=1; counters i8 '3 blocks per SM' || r=1
-  counters f16 staged || r=1; } >'$out/ncu.csv' 2>&1; exit \$r"
 
-# 5. Sanitizers on the small tests, both at once.
-part sanitize 60 bash -c "
+all_counters() {
+  local r=0
+  counters i8 staged || r=1
+  counters i8 '3 blocks per SM' || r=1
+  counters f16 staged || r=1
+  return $r
+} >"$out/ncu.csv" 2>&1
+
+sanitize() {  # memcheck and racecheck at once, each over the small tests
+  local r=0 tool
   for tool in memcheck racecheck; do
-    compute-sanitizer --tool \$tool --error-exitcode 99 --print-limit 20 $bin/step08-staged_test \
-      --gtest_filter='Step08StagedSmall.*' --gtest_brief=1 >'$out/'\$tool.log 2>&1 &
-  done; wait; r=0
+    compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
+      "$bin/step08-staged_test" --gtest_filter='Step08StagedSmall.*' --gtest_brief=1 \
+      >"$out/$tool.log" 2>&1 &
+  done
+  wait
   for tool in memcheck racecheck; do
-    echo \"== \$tool\"; grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|FAILED|PASSED' '$out/'\$tool.log | tail -3
-    grep -q -E '(ERROR|RACECHECK) SUMMARY: 0 ' '$out/'\$tool.log || r=1
-    cat '$out/'\$tool.log >>'$out/sanitize.full'; rm -f '$out/'\$tool.log
-  done >'$out/sanitize.log'; exit \$r"
-[ -f "$out/sanitize.full" ] && { echo "== full logs"; cat "$out/sanitize.full"; } >>"$out/sanitize.log"
-rm -f "$out/sanitize.full"
+    echo "== $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.log" | tail -1)"
+    grep -q -E '(ERROR|RACECHECK) SUMMARY: 0 ' "$out/$tool.log" || r=1
+  done
+  for tool in memcheck racecheck; do
+    echo "== $tool, whole log"
+    cat "$out/$tool.log"
+    rm -f "$out/$tool.log"
+  done
+  return $r
+} >"$out/sanitize.log" 2>&1
 
-# 6. The rest of the tests, in the time left.
-part tests-big 300 bash -c "$bin/step08-staged_test --gtest_filter='-Step08StagedSmall.*' --gtest_brief=1 >>'$out/tests.log' 2>&1"
+big_tests() {
+  "$bin/step08-staged_test" --gtest_filter='-Step08StagedSmall.*' --gtest_brief=1
+} >>"$out/tests.log" 2>&1
 
-# 7. Summary: the median and spread of % of copy over the runs, per shape and kernel.
+export -f build_all quick_tests bench counters all_counters sanitize big_tests
+: >"$out/parts.txt"
+rm -f "$out/bench.csv"
+part build 150 build_all
+part tests 60 quick_tests
+part bench 110 bench
+part ncu 75 all_counters
+part sanitize 60 sanitize
+part tests-big 300 big_tests
+
+# The summary: the median and spread of % of copy over the runs, per shape and kernel.
 {
   cat "$out/parts.txt"
   grep -E "FAILED|PASSED|SKIPPED" "$out/tests.log" | sort | uniq -c | head -20
-  head -4 "$out/sanitize.log" 2>/dev/null
+  grep -E "^== (memcheck|racecheck):" "$out/sanitize.log" 2>/dev/null
   python3 - "$out/bench.csv" <<'PY'
 import csv, statistics, sys
 from collections import defaultdict

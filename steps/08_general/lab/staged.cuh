@@ -152,8 +152,8 @@ struct StagedStrip {
   /// rows start in the input (bytes from `in`, for step 0), and where its output vectors start
   /// in the output (elements from `out`) and in the step (elements from the step's top row).
   struct Mine {
-    std::int64_t row[kStagePasses];  ///< row i of stage pass p, and row t for the ninth piece
-    std::int64_t row9;
+    std::int64_t row[kStagePasses];  ///< row i of stage pass p
+    std::int64_t row9;               ///< row t, for the ninth piece
     std::int64_t first[kOutPasses];  ///< output vector of store pass p, at step 0
     int at[kOutPasses];              ///< the same from the step's top: q * V - d
   };
@@ -181,7 +181,9 @@ struct StagedStrip {
         b.copy16(t, dst, s.in + from);
       } else {
 #pragma unroll 1
-        for (int j = 0; j < 16; ++j) dst[j] = from + j >= 0 && from + j < last + 16 ? s.in[from + j] : 0;
+        for (int j = 0; j < 16; ++j) {
+          dst[j] = from + j >= 0 && from + j < last + 16 ? s.in[from + j] : 0;
+        }
       }
     };
     auto offsets = [&](std::int64_t row, std::int64_t* base, int* end) {
@@ -323,8 +325,9 @@ struct StagedStrip {
       const Piece x = piece(t, p, s, my, step, last);
       if (x.lo >= x.hi) continue;
       const unsigned ch = x.pos * S / 16, m = x.pos * S % 16;
-      const Vec16 v = shift_bytes(load16(ring + Ring::chunk_offset(x.c, ch)),  // the next: any
-                                  load16(ring + Ring::chunk_offset(x.c, (ch + 1) % Ring::kOutChunks)), m);
+      const unsigned next = (ch + 1) % Ring::kOutChunks;  // read whatever m is: fewer instructions
+      const Vec16 v = shift_bytes(load16(ring + Ring::chunk_offset(x.c, ch)),
+                                  load16(ring + Ring::chunk_offset(x.c, next)), m);
       std::uint8_t* dst = s.out + x.first * S;
       if (x.lo == 0 && x.hi == V) {
         store16(dst, v);

@@ -3,7 +3,7 @@
 // on the awkward shapes with the lab's other kernels; here are the shapes and grids of its own.
 //   GPU: misaligned shapes of bytes and halves from and to buffers off 16 bytes, grids of other
 //        sizes than one wave (Step08StagedSmall: small enough for the sanitizers), the step's
-//        misaligned targets, the timed shapes, and (label large) past 2^31 elements.
+//        misaligned targets, and (label large) the timed shapes and past 2^31 elements.
 //   CPU: the grid, the kernel's own code run block by block and thread by thread (cp.async
 //        copies landing at once and as late as the waits allow), every output element written
 //        once with no sector shared inside a row, and no bank conflict in any phase.
@@ -82,11 +82,12 @@ TEST(Step08StagedSmall, TransposesOnGridsOfOtherSizes) {
 
 TEST(Step08Staged, TransposesTheStepsMisalignedTargetsFromAndToAnyOffset) {
   REQUIRE_GPU();
-  check_offsets({{4095, 4097}, {4096, 4097}, {4097, 4096}, {8191, 8193}});
+  check_offsets({{4095, 4097}, {4096, 4097}, {4097, 4096}});
 }
 
-// The shapes the lab times, misaligned and aligned (tens to hundreds of MB).
-TEST(Step08Staged, TransposesTheTimedShapes) {
+// The shapes the lab times, misaligned and aligned: hundreds of MB, so labelled large (not for
+// the sanitizers).
+TEST(Step08StagedLarge, TransposesTheTimedShapes) {
   REQUIRE_GPU();
   for (ElemType t : {ElemType::i8, ElemType::f16, ElemType::bf16}) {
     for (const course::Shape& s : {course::Shape{12345, 6789}, course::Shape{16385, 8191},
@@ -185,7 +186,8 @@ struct EmuBlock {
   bool synced = true;
   std::vector<std::vector<std::vector<Copy>>> groups;  // per thread: committed groups, open one
 
-  EmuBlock(int threads, bool late_) : late(late_), groups(threads, std::vector<std::vector<Copy>>(1)) {}
+  EmuBlock(int threads, bool late_)
+      : late(late_), groups(threads, std::vector<std::vector<Copy>>(1)) {}
 
   static constexpr int kHeld = 128;  // every thread's own variables: the kernel's threads
   static unsigned held(unsigned t) { return t; }
@@ -266,7 +268,8 @@ std::vector<course::Shape> misaligned_and_small() {
 // Every shape of the step's tests with the copies landing at once, then with the copies late.
 template <int S>
 void check_every_shape(ElemType type, bool late) {
-  SCOPED_TRACE(std::string(course::elem_name(type)) + (late ? ", copies late" : ", copies at once"));
+  SCOPED_TRACE(std::string(course::elem_name(type)) +
+               (late ? ", copies late" : ", copies at once"));
   std::vector<course::Shape> shapes = step08_test::every_test_shape();
   for (const course::Shape& s : misaligned_and_small()) shapes.push_back(s);
   for (const course::Shape& s : shapes) {
@@ -408,7 +411,7 @@ TEST(CpuStep08StagedWrites, EveryElementOnceNoSectorSharedInsideARow) {
   check_owners<2>(4097, 4095, 256 + 2, 792);
 }
 
-// ---- CPU: the banks ------------------------------------------------------------------------------
+// ---- CPU: the banks --------------------------------------------------------------------------
 
 // The conflict degree of every warp's shared-memory access, computed from the kernel's own slot
 // functions and layout: the cp.async writes, the pack's 16-byte reads of raw rows and its unit
