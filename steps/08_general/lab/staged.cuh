@@ -447,7 +447,7 @@ cudaError_t launch_staged_on(std::int64_t capacity, const void* in, void* out, s
 /// The same on one wave of the current device: blocks per SM (from the occupancy calculator)
 /// times its SMs. Shared memory gets the largest share of each SM's L1 (the kernel reads and
 /// writes global memory around L1), so that six blocks fit: a grid sized for six that ran five
-/// would take a second wave.
+/// would take a second wave. Both are asked once, not at every launch.
 template <int S, int H>
 cudaError_t launch_staged(const void* in, void* out, std::int64_t rows, std::int64_t cols,
                           cudaStream_t stream) {
@@ -455,20 +455,27 @@ cudaError_t launch_staged(const void* in, void* out, std::int64_t rows, std::int
                      reinterpret_cast<std::uintptr_t>(out))) {
     return cudaErrorInvalidValue;
   }
-  int device = 0, sms = 0, per_sm = 0;
-  cudaError_t e = cudaGetDevice(&device);
+  struct Fit {
+    cudaError_t status;
+    int per_sm;
+  };
+  static const Fit fit = [] {
+    Fit f{cudaFuncSetAttribute(transpose_staged<S, H>,
+                               cudaFuncAttributePreferredSharedMemoryCarveout,
+                               cudaSharedmemCarveoutMaxShared),
+          0};
+    if (f.status == cudaSuccess) {
+      f.status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &f.per_sm, transpose_staged<S, H>, StagedStrip<S, H>::kThreads, 0);
+    }
+    return f;
+  }();
+  int device = 0, sms = 0;
+  cudaError_t e = fit.status;
+  if (e == cudaSuccess) e = cudaGetDevice(&device);
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (e == cudaSuccess) {
-    e = cudaFuncSetAttribute(transpose_staged<S, H>,
-                             cudaFuncAttributePreferredSharedMemoryCarveout,
-                             cudaSharedmemCarveoutMaxShared);
-  }
-  if (e == cudaSuccess) {
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, transpose_staged<S, H>,
-                                                      StagedStrip<S, H>::kThreads, 0);
-  }
   if (e != cudaSuccess) return e;
-  return launch_staged_on<S, H>(static_cast<std::int64_t>(per_sm) * sms, in, out, rows, cols,
+  return launch_staged_on<S, H>(static_cast<std::int64_t>(fit.per_sm) * sms, in, out, rows, cols,
                                 stream);
 }
 
