@@ -149,6 +149,15 @@ part ncu 75 all_counters
 part sanitize 60 sanitize
 part tests-big 300 big_tests
 
+# What a part cut short by its time limit left behind goes into the logs (at most 8 files).
+for f in "$out"/memcheck.log "$out"/racecheck.log; do
+  [ -f "$f" ] && { echo "== $(basename "$f"), cut short"; cat "$f"; } >>"$out/sanitize.log"
+done
+for f in "$out"/ncu-*.log; do
+  [ -f "$f" ] && { echo "ncu log, cut short:"; tail -20 "$f"; } >>"$out/ncu.csv"
+done
+rm -f "$out"/memcheck.log "$out"/racecheck.log "$out"/ncu-*
+
 # The summary: the median and spread of % of copy over the runs, per shape and kernel.
 {
   cat "$out/parts.txt"
