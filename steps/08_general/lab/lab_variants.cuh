@@ -6,7 +6,8 @@
 //   * the scalar kernel with a 32 x 32 tile for 4- and 8-byte elements, the size it had before
 //     the 64 x 64 tile;
 //   * the shifted vector kernel (1- and 2-byte elements) at three blocks per SM, and for int8
-//     on the 128 x 128 tile (shifted.cuh).
+//     on the 128 x 128 tile (shifted.cuh);
+//   * the staged kernel (1- and 2-byte elements): cp.async through shared memory (staged.cuh).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 
 #include "realigned.cuh"
 #include "shifted.cuh"
+#include "staged_variants.cuh"
 #include "variants.cuh"
 
 namespace step08_lab {
@@ -72,10 +74,10 @@ inline std::vector<course::Variant> lab_variants(course::ElemType type) {
   switch (course::elem_size(type)) {
     case 1:
       return {vector_variant<1, 256, 128>(), shifted_lab_variant<1, 256, 128, 3>(),
-              shifted_lab_variant<1, 128, 128, 1>()};
+              shifted_lab_variant<1, 128, 128, 1>(), staged_variant<1>()};
     case 2:
       return {vector_variant<2, 128, 64>(), vector_variant<2, 64, 128>(),
-              shifted_lab_variant<2, 128, 128, 3>()};
+              shifted_lab_variant<2, 128, 128, 3>(), staged_variant<2>()};
     case 4:
       return {vector_variant<4, 128, 64>(), realigned_variant<4>(), scalar_tile_variant<4, 32>()};
     case 8:
