@@ -21,10 +21,8 @@
 
 #include <cstdint>
 
-#include "elements.cuh"
-#include "plan.hpp"
 #include "shift.cuh"
-#include "tile_layout.cuh"
+#include "transpose.cuh"
 
 namespace step08 {
 
@@ -347,7 +345,7 @@ struct StagedStrip {
   /// output rows start off their sectors (0 when they are on them), and the buffer's offset in
   /// its sector in elements. (Host code: the launcher and the tests.)
   static int lead_for(std::int64_t rows, std::uintptr_t out) {
-    return output_rows_on_sectors(S, rows, out) ? 0 : kLead;
+    return rows_start_on(32, S, rows, out) ? 0 : kLead;
   }
   static int phase_for(std::uintptr_t out) {
     return static_cast<int>(out / S % kSector);

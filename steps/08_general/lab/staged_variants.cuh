@@ -7,7 +7,6 @@
 #include <string>
 
 #include "harness.cuh"
-#include "plan.hpp"
 #include "staged.cuh"
 
 namespace step08_lab {
@@ -17,9 +16,12 @@ namespace step08_lab {
 template <int S>
 course::Variant staged_variant(std::int64_t capacity = 0) {
   using Strip = step08::StagedStrip<S, 64>;
-  std::string name = "staged through shared memory";
-  if (capacity > 0) name += ", grid for " + std::to_string(capacity) + " blocks";
-  return {name, std::to_string(Strip::kThreads),
+  std::string id = "staged", name = "staged through shared memory";
+  if (capacity > 0) {
+    id += "-grid" + std::to_string(capacity);
+    name += ", grid for " + std::to_string(capacity) + " blocks";
+  }
+  return {id, name, std::to_string(Strip::kThreads),
           std::to_string(64) + "x" + std::to_string(Strip::TC),  // a step: rows x strip
           [capacity](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             return capacity > 0
