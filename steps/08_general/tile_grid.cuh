@@ -1,7 +1,7 @@
 // Step 08, part 1 - the grid of tiles, for every kernel of the step. Since step 07: blocks are
 // numbered on grid.x, up to 2^31 - 1 of them, with 64-bit offsets, so a matrix may pass 2^31
 // elements; step 07's order "down the columns" goes down groups of tile rows, tall enough that
-// the blocks in flight still read each input row in pieces of 1 KB.
+// a full GPU's blocks in flight still read each input row in pieces of 1 KB.
 //   make step08 && ./step08 --rows 46341 --cols 46341
 #pragma once
 
@@ -14,8 +14,8 @@
 namespace step08 {
 
 constexpr int kThreads = 256;                   // threads per block: 8 warps
-constexpr std::int64_t kBlocksInFlight = 1024;  // about: 8 blocks on each of 132 SMs (H100)
-constexpr std::int64_t kReadPiece = 1024;       // bytes of each input row read together, at least
+constexpr std::int64_t kBlocksInFlight = 1024;  // at most: 8 blocks on each of 132 SMs (H100)
+constexpr std::int64_t kReadPiece = 1024;       // bytes of each input row those read together
 
 /// Every row (@p len elements of @p size bytes, from address @p p) starts on @p align bytes.
 inline bool rows_start_on(int align, std::size_t size, std::int64_t len, std::uintptr_t p) {
@@ -42,7 +42,7 @@ inline std::int64_t blocks_for(std::int64_t rows, std::int64_t cols, TileSize ti
 
 /// The order of the tiles: block b walks down a group of group_rows tile rows, then one tile
 /// column right, and so on; then the next group. The blocks in flight cover a patch group_rows
-/// tiles tall, kBlocksInFlight / group_rows wide: they write output rows in pieces as tall as
+/// tiles tall, (blocks in flight) / group_rows wide: they write output rows in pieces as tall as
 /// the patch (step 07: the side that matters more) and read input rows in pieces as wide.
 struct TileGrid {
   std::uint32_t tiles_r = 0;     ///< tiles down the input (rows / tile rows, rounded up)

@@ -37,7 +37,7 @@ struct ScalarTile {
   static constexpr int kWarps = kThreads / 32;
   static constexpr int kLead = !Cut ? 0 : kSector < kWarps ? kWarps : kSector;  // whole passes
   static constexpr int kArrayRows = kLead + T;
-  static constexpr int kInFlight = 18;  // loads in flight per thread: a 64x64 float tile's all
+  static constexpr int kInFlight = 18;  // in flight per thread: a cut 64x64 tile's 72 rows, all
   using Array = E[kArrayRows][T + kPad];
   static_assert(T % 32 == 0, "a warp covers 32 columns");
   static_assert(kArrayRows % kWarps == 0, "every warp loads the same number of rows");
@@ -49,7 +49,8 @@ struct ScalarTile {
   }
 
   // Thread t = (x, y): a warp takes 32 neighbours of one row, 8 warps 8 rows at a time. Loads go
-  // in batches of kInFlight into registers, then to shared memory (load-store pairs keep ~2).
+  // into registers in batches of whole rows, at most kInFlight loads and a divisor of the thread's
+  // rows, then to shared memory (load-store pairs keep ~2).
   template <bool Whole>
   __host__ __device__ static void load(unsigned t, const E* __restrict__ in, std::int64_t rows,
                                        std::int64_t cols, std::int64_t r0, std::int64_t c0,

@@ -17,8 +17,8 @@
 namespace step09 {
 
 /// Column j reflected about row floor(j / per) (mod m): per = b, the pre-reflection; per = 1, the
-/// column reflection. A block swaps the pairs whose upper element lies in its 32 x 32 tile. The
-/// centre climbs by at most one row per column, so the partners lie in 63 consecutive rows, the
+/// column reflection. A 32 x 8 block swaps the pairs whose upper element is in its 32x32 tile. The
+/// centre moves down at most one row per column, so the partners lie in 63 consecutive rows, the
 /// band: both sides go into shared memory as row pieces, then come back swapped.
 template <typename T>
 __global__ void __launch_bounds__(256)
@@ -28,7 +28,7 @@ __global__ void __launch_bounds__(256)
   const i64 i0 = (blockIdx.x % tiles_down) * 32, j0 = (blockIdx.x / tiles_down) * 32;
   const int t = threadIdx.x;
   const i64 j = j0 + t;
-  const int delta = static_cast<int>(j / per - j0 / per);  // 0..31
+  const int delta = static_cast<int>(j / per - j0 / per);  // 0..31 rows below column j0's centre
   const i64 center = (j / per) % m;
   const i64 base = wrap(j0 / per - i0 - 31, m);  // the row of band[0]
   unsigned mine = 0;  // bit r: row i0 + r of column j swaps with a partner below it

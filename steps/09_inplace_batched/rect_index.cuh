@@ -32,12 +32,12 @@ inline RectShape rect_shape(i64 m, i64 n) {
   return {m, n, c, a, b, b == 1 ? 0 : wrap(old_s, b)};
 }
 
-/// The row shuffle's source column of element j of row i: with u = j - i and e = 1 where
-/// i - (j mod c) > m - c, ((e + k floor(u / c)) mod b) + (u mod c) b. A thread walks j = j0,
-/// j0 + step, ... and keeps the terms up to date by additions: a 64-bit division per element
-/// would cost more than moving the element.
+/// The row shuffle's source column of element j of row i, u = j - i: ((e + k floor(u / c)) mod b)
+/// + (u mod c) b, with e = 1 where the element's input row, i + (u mod c), wrapped past m: where
+/// i - (j mod c) > m - c. A thread walks j = j0, j0 + step, ... and keeps the terms up to date by
+/// additions: a 64-bit division per element would cost more than moving the element.
 struct ShuffleWalk {
-  i64 c, b, k, limit, i;  // limit = m - c: row i gets the extra a where i - (j mod c) > it
+  i64 c, b, k, limit, i;  // limit = m - c: e = 1 where i - (j mod c) > limit
   i64 r, kq, jc;          // (j - i) mod c, k floor((j - i) / c) mod b, j mod c
   i64 step_r, step_kq;    // what one step adds to r (and to jc) and to kq
   __host__ __device__ ShuffleWalk(const RectShape& s, i64 row, i64 j0, i64 step)
