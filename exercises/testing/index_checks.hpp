@@ -115,6 +115,17 @@ inline std::string shape_name(std::int64_t rows, std::int64_t cols) {
   return std::to_string(rows) + " x " + std::to_string(cols);
 }
 
+/// A check of how elements are mapped passes only if elements ARE mapped: a function that
+/// answers kOutside everywhere would break no rule about the places it names.
+inline Verdict vacuous(const char* fn, std::int64_t rows, std::int64_t cols,
+                       std::int64_t inside) {
+  return Verdict::fail(std::string(fn) + " names " + std::to_string(inside) +
+                       " elements inside the " + shape_name(rows, cols) +
+                       " matrix over all blocks and threads, not all " +
+                       std::to_string(rows * cols) + ": it answers kOutside for elements that "
+                       "are inside, so those would never be moved");
+}
+
 inline std::string call(const char* fn, std::int64_t rows, std::int64_t cols, std::int64_t block,
                         int i, int j) {
   std::ostringstream s;
@@ -196,6 +207,7 @@ inline Verdict consecutive(const TileIndex& f, const char* fn, const char* what)
   for (const course::Shape& s : index_shapes()) {
     const std::int64_t rows = s.rows, cols = s.cols;
     const std::int64_t blocks = ceil_div(cols, kTile) * ceil_div(rows, kTile);
+    std::int64_t inside = 0;  // answers inside the matrix: all of its elements, or it is vacuous
     for (std::int64_t b = 0; b < blocks; ++b) {
       for (int i = 0; i < kTile; ++i) {
         int j0 = -1;
@@ -204,6 +216,7 @@ inline Verdict consecutive(const TileIndex& f, const char* fn, const char* what)
           const std::int64_t v = f(rows, cols, b, i, j);
           if (v == kNotImplemented) return Verdict::not_written(fn);
           if (v == kOutside) continue;
+          ++inside;
           if (j0 < 0) {
             j0 = j;
             v0 = v;
@@ -218,6 +231,7 @@ inline Verdict consecutive(const TileIndex& f, const char* fn, const char* what)
         }
       }
     }
+    if (inside < rows * cols) return vacuous(fn, rows, cols, inside);
   }
   return Verdict::pass();
 }
@@ -255,9 +269,29 @@ inline Verdict one_block_per_input_tile(const BlocksFor& blocks_for) {
   return Verdict::pass();
 }
 
+/// A refusal counts only if something is accepted: blocks_for gives the 1 x 1 and 33 x 65 shapes
+/// their blocks (1 and 6). A blocks_for that answers 0 for every shape refuses nothing by
+/// judgement, and a launcher that follows it refuses everything.
+inline Verdict accepts_a_real_shape(const BlocksFor& blocks_for) {
+  for (const course::Shape& s : {course::Shape{1, 1}, course::Shape{33, 65}}) {
+    const std::int64_t got = blocks_for(s.rows, s.cols), want = ceil_div(s.rows, kTile) *
+                                                                ceil_div(s.cols, kTile);
+    if (got == kNotImplemented) return Verdict::not_written("blocks_for");
+    if (got != want) {
+      return Verdict::fail("blocks_for(rows = " + std::to_string(s.rows) + ", cols = " +
+                           std::to_string(s.cols) + ") = " + std::to_string(got) + ", expected " +
+                           std::to_string(want) + ": refusing the shapes that do not fit counts "
+                           "only if the ones that do are accepted");
+    }
+  }
+  return Verdict::pass();
+}
+
 /// blocks_for answers 0 for every shape of limit_shapes() (more tiles than kMaxBlocks), without
-/// overflowing.
+/// overflowing, and accepts a real shape.
 inline Verdict refuses_past_grid_limit(const BlocksFor& blocks_for) {
+  const Verdict accepts = accepts_a_real_shape(blocks_for);
+  if (!accepts.ok) return accepts;
   for (const course::Shape& s : limit_shapes()) {
     const std::int64_t got = blocks_for(s.rows, s.cols);
     if (got == kNotImplemented) return Verdict::not_written("blocks_for");
@@ -293,6 +327,7 @@ inline Verdict writes_to_transposed_place(const TileIndex& input_index,
   for (const course::Shape& s : index_shapes()) {
     const std::int64_t rows = s.rows, cols = s.cols;
     const std::int64_t blocks = ceil_div(cols, kTile) * ceil_div(rows, kTile);
+    std::int64_t moved = 0;  // elements mapped to their place: all of them, or it is vacuous
     for (std::int64_t b = 0; b < blocks; ++b) {
       for (int i = 0; i < kTile; ++i) {
         for (int j = 0; j < kTile; ++j) {
@@ -301,7 +336,10 @@ inline Verdict writes_to_transposed_place(const TileIndex& input_index,
           if (src == kNotImplemented) return Verdict::not_written("input_index");
           if (dst == kNotImplemented) return Verdict::not_written("output_index");
           if (src == kOutside && dst == kOutside) continue;
-          if (src >= 0 && src < rows * cols && dst == src % cols * rows + src / cols) continue;
+          if (src >= 0 && src < rows * cols && dst == src % cols * rows + src / cols) {
+            ++moved;
+            continue;
+          }
           // Something is wrong: say what.
           const std::string read = detail::call("input_index", rows, cols, b, j, i);
           const std::string write = detail::call("output_index", rows, cols, b, i, j);
@@ -333,6 +371,7 @@ inline Verdict writes_to_transposed_place(const TileIndex& input_index,
         }
       }
     }
+    if (moved < rows * cols) return detail::vacuous("input_index", rows, cols, moved);
   }
   return Verdict::pass();
 }
@@ -363,8 +402,26 @@ using PairOfBlock = std::function<Pair(std::int64_t n, std::int64_t block)>;
 using ElementIndex = std::function<std::int64_t(std::int64_t n, std::int64_t tile_row,
                                                 std::int64_t tile_col, int i, int j)>;
 
-/// blocks_for(n) answers 0 for n < 1 and for every size of limit_square_sizes().
+/// A refusal counts only if something is accepted: blocks_for gives n = 1 and n = 65 at least one
+/// block and at most one per tile.
+inline Verdict square_accepts_a_real_size(const BlocksForSquare& blocks_for) {
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{65}}) {
+    const std::int64_t got = blocks_for(n), t = ceil_div(n, kTile);
+    if (got == kNotImplemented) return Verdict::not_written("blocks_for");
+    if (got < 1 || got > t * t) {
+      return Verdict::fail("blocks_for(n = " + std::to_string(n) + ") = " + std::to_string(got) +
+                           ", expected between 1 and " + std::to_string(t * t) + ": refusing the "
+                           "sizes that do not fit counts only if the ones that do are accepted");
+    }
+  }
+  return Verdict::pass();
+}
+
+/// blocks_for(n) answers 0 for n < 1 and for every size of limit_square_sizes(), and accepts a
+/// real size.
 inline Verdict square_refuses_past_grid_limit(const BlocksForSquare& blocks_for) {
+  const Verdict accepts = square_accepts_a_real_size(blocks_for);
+  if (!accepts.ok) return accepts;
   std::vector<std::int64_t> sizes = {0, -3};
   sizes.insert(sizes.end(), limit_square_sizes().begin(), limit_square_sizes().end());
   for (std::int64_t n : sizes) {
@@ -517,6 +574,7 @@ inline Verdict every_element_in_one_place(const ElementIndex& element_index) {
 inline Verdict mirror_places_transposed(const ElementIndex& element_index) {
   for (std::int64_t n : index_square_sizes()) {
     const std::int64_t t = ceil_div(n, kTile);
+    std::int64_t moved = 0;  // elements mapped to their place: all of them, or it is vacuous
     for (std::int64_t tr = 0; tr < t; ++tr) {
       for (std::int64_t tc = 0; tc < t; ++tc) {
         for (int i = 0; i < kTile; ++i) {
@@ -527,7 +585,10 @@ inline Verdict mirror_places_transposed(const ElementIndex& element_index) {
               return Verdict::not_written("element_index");
             }
             if (src == kOutside && dst == kOutside) continue;
-            if (src >= 0 && src < n * n && dst == src % n * n + src / n) continue;
+            if (src >= 0 && src < n * n && dst == src % n * n + src / n) {
+              ++moved;
+              continue;
+            }
             const std::string from = detail::element_call(n, tr, tc, j, i);
             const std::string to = detail::element_call(n, tc, tr, i, j);
             if (src == kOutside || dst == kOutside) {
@@ -551,6 +612,7 @@ inline Verdict mirror_places_transposed(const ElementIndex& element_index) {
         }
       }
     }
+    if (moved < n * n) return detail::vacuous("element_index", n, n, moved);
   }
   return Verdict::pass();
 }
@@ -559,6 +621,7 @@ inline Verdict mirror_places_transposed(const ElementIndex& element_index) {
 inline Verdict square_warps_consecutive(const ElementIndex& element_index) {
   for (std::int64_t n : index_square_sizes()) {
     const std::int64_t t = ceil_div(n, kTile);
+    std::int64_t inside = 0;  // answers inside the matrix: all of its elements, or it is vacuous
     for (std::int64_t tr = 0; tr < t; ++tr) {
       for (std::int64_t tc = 0; tc < t; ++tc) {
         for (int i = 0; i < kTile; ++i) {
@@ -568,6 +631,7 @@ inline Verdict square_warps_consecutive(const ElementIndex& element_index) {
             const std::int64_t v = element_index(n, tr, tc, i, j);
             if (v == kNotImplemented) return Verdict::not_written("element_index");
             if (v == kOutside) continue;
+            ++inside;
             if (j0 < 0) {
               j0 = j;
               v0 = v;
@@ -583,6 +647,7 @@ inline Verdict square_warps_consecutive(const ElementIndex& element_index) {
         }
       }
     }
+    if (inside < n * n) return detail::vacuous("element_index", n, n, inside);
   }
   return Verdict::pass();
 }
