@@ -425,6 +425,7 @@ class CheckMixin:
                     base = self.reserved_shared(arch)
                     for k, size in kernel_shared_bytes(cubin).items():
                         seen.append((k, max(0, size - base) if size else 0, arch))
+        self.static_kernels = {k: b for k, b, _ in seen}  # mangled names, for the launches
         names = demangle(sorted({k for k, _, _ in seen}))
         return [(names[k], b, a) for k, b, a in seen]
 

@@ -82,6 +82,7 @@ class Grader(StageMixin, CheckMixin, RunMixin, TimedMixin, HiddenMixin):
         self.gpu_test_passed = False
         self.launches = []
         self._exports = None
+        self.static_kernels = {}
         self.deadline = self.ex_deadline = time.monotonic() + self.timeouts["submission"]
         self.deadline_hit = set()
 
