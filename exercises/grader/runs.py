@@ -7,6 +7,7 @@ import ctypes
 import fnmatch
 import json
 import os
+import re
 import secrets
 import shutil
 import threading
@@ -77,7 +78,6 @@ class MemoryMonitor:
 def sanitizer_errors(log):
     """(errors, summary line) from a compute-sanitizer log; errors is None without a summary
     (the tool did not finish)."""
-    import re
     m = re.findall(r"^=+ ERROR SUMMARY: (\d+) errors?", log, re.M)
     if m:
         return int(m[-1]), "ERROR SUMMARY: %s errors" % m[-1]

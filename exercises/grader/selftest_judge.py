@@ -234,14 +234,14 @@ def judge_checks(work):
     import struct
     out = []
     g = grade.Grader.__new__(grade.Grader)
-    g.private = work / "judge"
+    g.private = work / "stage" / "private"  # where the cases' grader finds it built
     g.private.mkdir(parents=True, exist_ok=True)
     os.chmod(g.private, 0o700)
     g.timeouts = {"judge": 120}
     g.build_judge()
 
     def verdicts(number, items, records, key=0):
-        plan, data = work / "judge" / "plan", work / "judge" / "data"
+        plan, data = g.private / "judge-plan", g.private / "judge-data"
         plan.write_text("plan 1\n" + "\n".join(items) + "\n")
         blob = b""
         for item, tag, payload in records:

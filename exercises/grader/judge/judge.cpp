@@ -460,8 +460,9 @@ int verify(int argc, char** argv) {
     if (const Record* nodev = find(recs, "nodev")) {
       // Only the grader's own probe decides whether there is a GPU: the grader runs GPU items
       // only where it found one, so a worker that reports none has failed the item.
-      o.message = "the worker reported no CUDA device (" + clip(nodev->payload, 200) +
-                  ") where the grader's probe found one";
+      o.message = "the worker reported \"" + clip(nodev->payload, 200) +
+                  "\" instead of the item's data: only the grader's own probe decides whether "
+                  "there is a GPU, and it runs an item that needs one only where it found one";
     } else if (cuda || err) {
       const std::string where =
           it.kind == "check" ? "check " + it.name
