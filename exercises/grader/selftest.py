@@ -299,11 +299,16 @@ def main():
     for name, _, detail in bad_judged:
         print("  UNEXPECTED  %s: %s" % (name, detail))
     failures += len(bad_judged)
-    isolated = os.geteuid() == 0 and not args.no_sandbox
     bwrap = shutil.which("bwrap")
     version = subprocess.run([bwrap, "--version"], capture_output=True, text=True).stdout.strip() \
         if bwrap else ""
     print("bubblewrap: %s" % ("%s (%s)" % (bwrap, version) if bwrap else "not installed"))
+    why = selftest_units.sandbox_unavailable(work) if os.geteuid() == 0 else ""
+    if why and not args.no_sandbox:
+        print("bubblewrap cannot isolate here (%s): the cases run with --no-sandbox, and those "
+              "that need isolation are skipped" % why)
+        args.no_sandbox = True
+    isolated = os.geteuid() == 0 and not args.no_sandbox
     selected = QUICK_CASES if args.quick and not args.cases else \
         [c for c in args.cases.split(",") if c]
     cases = load_cases(selected, mode)
@@ -313,7 +318,7 @@ def main():
                                              "time", "example message"))
     for case in cases:
         if case.get("needs_isolation") and not isolated:
-            rows.append((case["name"], "-", "-", "skipped", "-", "needs root (isolation)"))
+            rows.append((case["name"], "-", "-", "skipped", "-", "needs isolation (root, bubblewrap)"))
             print("%-26s %-9s %-7s %-10s %5s  %s" % rows[-1])
             continue
         seconds, doc, checks = run_case(case, args, manifest, work, mode)

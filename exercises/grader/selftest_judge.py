@@ -9,6 +9,7 @@ from pathlib import Path
 
 import grade
 import results
+import sandbox
 
 GRADER_DIR = Path(__file__).resolve().parent
 
@@ -96,7 +97,11 @@ def sanitizer_plumbing(work, judge_grader):
     stage_dir = work / "plumbing"
     shutil.rmtree(stage_dir, ignore_errors=True)
     g = grade.Grader(args, grade.load_manifest(GRADER_DIR / "manifest.json"), results.Results())
-    g.set_up(stage_dir, work / "nothing", work / "nothing-out")
+    try:
+        g.set_up(stage_dir, work / "nothing", work / "nothing-out")
+    except sandbox.Unavailable as err:
+        return [("sanitizer plumbing: not checked, bubblewrap cannot isolate here: %s" % err,
+                 True, "")]
     g.judge_bin = judge_grader.judge_bin
     bin_dir = g.build / "bin"
     bin_dir.mkdir(parents=True, exist_ok=True)

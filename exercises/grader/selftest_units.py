@@ -5,7 +5,6 @@ runs' plumbing with stand-ins for the tool and the worker (attacks on it include
 
 import json
 import os
-import shutil
 import struct
 import subprocess
 import tempfile
@@ -286,12 +285,27 @@ def unit_checks():
     return out
 
 
+def sandbox_unavailable(work):
+    """'' when bubblewrap isolates here (as root), else why not."""
+    private = Path(work) / "sandbox-check"
+    private.mkdir(parents=True, exist_ok=True)
+    os.chmod(private, 0o700)
+    try:
+        sandbox.Sandbox.create(private=private)
+        return ""
+    except sandbox.Unavailable as err:
+        return str(err)
+
+
 def sandbox_checks():
     """The sandbox itself, as root with bubblewrap (it isolates nothing otherwise)."""
     out = []
-    if os.geteuid() != 0 or not shutil.which("bwrap"):
-        return [("sandbox: not root or no bwrap, so not checked (run the self-test as root)",
-                 True, "")]
+    if os.geteuid() != 0:
+        return [("sandbox: not root, so not checked (run the self-test as root)", True, "")]
+    with tempfile.TemporaryDirectory() as tmp:
+        why = sandbox_unavailable(tmp)
+    if why:
+        return [("sandbox: not checked, bubblewrap cannot isolate here: " + why, True, "")]
     with tempfile.TemporaryDirectory() as tmp:
         private = Path(tmp) / "private"
         private.mkdir(mode=0o700)

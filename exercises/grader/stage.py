@@ -272,7 +272,7 @@ class StageMixin:
             [COURSE_DIR / "common" / f for f in ("host_data.cpp", "problem.cpp", "bank_model.cpp")]
         deps = sources + sorted((GRADER_DIR / "judge").glob("*.hpp")) + \
             sorted((COURSE_DIR / "common").glob("*.hpp")) + \
-            [COURSE_DIR / "exercises" / "testing" / "index_checks.hpp"]
+            sorted((COURSE_DIR / "exercises" / "testing").glob("*.hpp"))
         digest = hashlib.sha256(b"".join(p.read_bytes() for p in deps)).hexdigest()[:16]
         target = self.private / ("judge-" + digest)
         if not target.is_file():
