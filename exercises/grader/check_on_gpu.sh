@@ -4,23 +4,28 @@
 # bubblewrap` on a machine with apt), whether it isolates, then runs the self-test's GPU cases:
 # the answers 100 / 100, the skeletons 0 / 100, every mutant and hostile case as expected.
 #
-#   bash exercises/grader/check_on_gpu.sh [1|2|all] [JOBS]
+#   bash exercises/grader/check_on_gpu.sh [1|2|3|all] [JOBS]
 #
-# Part 1: the answers, the skeletons and the technique cases; part 2: the other GPU cases. Both
-# share one staged build (build-grade/selftest-gpu), so the second reuses the first's. The log of
-# each part is build-grade/gpu-check/part-N.log; the exit status is the self-test's.
+# Part 1: the answers and the skeletons; part 2: the technique, forged records, hidden tests;
+# part 3: the sanitizer and the timed runs' cases. The parts share one staged build
+# (build-grade/selftest-gpu): run part 1 first. The log of each part is
+# build-grade/gpu-check/part-N.log; the exit status is the self-test's.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 part=${1:-all}
 jobs=${2:-$(nproc)}
-part1=solutions,skeletons,ex02_host_only_swizzle,ex02_naive_beside_swizzled,ex02_dynamic_no_extern,ex02_fake_fatbin,forged_report,forged_nodev
-part2=ex01_oob_write,ex01_oob_read,ex02_missing_syncthreads,ex03_infinite_loop,hidden_tests,orphan_holds_pipe,ex01_host_transpose,ex03_driver_alloc,sanitizer_symlink,sanitizer_aware
+part1=solutions,skeletons
+part2=ex02_host_only_swizzle,ex02_naive_beside_swizzled,ex02_dynamic_no_extern,ex02_fake_fatbin
+part2=$part2,forged_report,forged_nodev,orphan_holds_pipe,hidden_tests
+part3=ex01_oob_write,ex01_oob_read,ex02_missing_syncthreads,ex03_infinite_loop
+part3=$part3,ex01_host_transpose,ex03_driver_alloc,sanitizer_symlink,sanitizer_aware
 case $part in
   1) cases=$part1 ;;
   2) cases=$part2 ;;
+  3) cases=$part3 ;;
   all) cases="" ;;
-  *) echo "usage: check_on_gpu.sh [1|2|all] [JOBS]" >&2; exit 2 ;;
+  *) echo "usage: check_on_gpu.sh [1|2|3|all] [JOBS]" >&2; exit 2 ;;
 esac
 export PATH="$PATH:/usr/local/cuda/bin"
 mkdir -p build-grade/gpu-check
