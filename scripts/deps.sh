@@ -44,6 +44,11 @@ if ! python3 -c "import matplotlib" 2>/dev/null; then
   fi
 fi
 
+# --- The exercise grader (exercises/INSTRUCTORS.md): bubblewrap isolates every run of a student's
+# code, and the grader refuses to grade as root without it (setpriv comes with util-linux).
+have bwrap || packages+=(bubblewrap)
+# ---
+
 # The GPU tools, from NVIDIA's repository when apt-get knows it: cuda-<tool>-13-0 for CUDA 13.0.
 missing_gpu_tools=()
 if [ $gpu_tools -eq 1 ]; then

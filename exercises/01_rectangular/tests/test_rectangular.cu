@@ -86,8 +86,10 @@ TEST(Ex01, CourseAwkwardShapes) {
 
 // ---- CPU: the launcher and the index functions, no GPU needed ----
 
-// The launcher checks its arguments before touching the GPU.
+// The launcher checks its arguments before touching the GPU (and blocks_for accepts a shape that
+// fits: a launcher that refused everything would pass vacuously).
 TEST(CpuEx01Launcher, RefusesEmptyShapes) {
+  ASSERT_PASSES(cpu(checks::accepts_a_real_shape(ex01::blocks_for)));
   const float* in = nullptr;
   float* out = nullptr;
   ASSERT_PASSES(exercise::refused(ex01::transpose(in, out, 0, 5, nullptr),

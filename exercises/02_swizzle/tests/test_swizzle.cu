@@ -94,6 +94,8 @@ TEST(CpuEx02Swizzle, ColumnAccessIsConflictFree) { EXPECT_PASSES(conflict_free(f
 
 // The launcher checks its arguments before touching the GPU, so this runs anywhere.
 TEST(CpuEx02Launcher, RefusesEmptyShapes) {
+  ASSERT_PASSES(
+      exercise::verdict(checks::accepts_a_real_shape(ex02::blocks_for), "ex02", kKernelFile));
   const float* in = nullptr;
   float* out = nullptr;
   ASSERT_PASSES(exercise::refused(ex02::transpose(in, out, 0, 5, nullptr),

@@ -84,6 +84,7 @@ TEST(Ex03, ThousandsOfTilePairs) {
 
 // The launcher checks its arguments before touching the GPU.
 TEST(CpuEx03Launcher, RefusesEmptyMatrices) {
+  ASSERT_PASSES(cpu(checks::square_accepts_a_real_size(ex03::blocks_for)));
   float* data = nullptr;
   ASSERT_PASSES(exercise::refused(ex03::transpose_inplace(data, 0, nullptr),
                                   "ex03::transpose_inplace(n = 0)", kTodo));

@@ -125,6 +125,8 @@ inline Verdict tile_check(const std::string& name, const Functions& f, const cha
                           const std::vector<course::Shape>& empty, bool* known) {
   *known = true;
   if (name == "refuses_empty") {
+    const Verdict accepts = checks::accepts_a_real_shape(f.blocks_for);
+    if (!accepts.ok) return accepts;
     for (const course::Shape& s : empty) {
       const Verdict v = refused(f.launch(s.rows, s.cols), shape_call(launcher, s.rows, s.cols),
                                 "transpose");
@@ -179,6 +181,8 @@ inline Verdict square_check(const std::string& name, const Functions& f, bool* k
     return std::string(launcher) + "(n = " + std::to_string(n) + ")";
   };
   if (name == "refuses_empty") {
+    const Verdict accepts = checks::square_accepts_a_real_size(f.blocks_for_square);
+    if (!accepts.ok) return accepts;
     for (std::int64_t n : {std::int64_t{0}, std::int64_t{-3}}) {
       const Verdict v = refused(f.launch_square(n), call(n), "transpose_inplace");
       if (!v.ok) return v;

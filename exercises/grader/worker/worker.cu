@@ -5,9 +5,11 @@
 // judge once every process of the sandbox is gone. Built with GRADER_PROBE instead of a
 // submission, it runs the course's own kernels: the yardstick of the timed runs.
 //
-// File descriptors: 0 the grader's "go" line (timed runs), 1 and 2 a log, 3 the plan (or the path
-// GRADER_PLAN), 4 the data channel (or GRADER_DATA), 5 the worker's "ready" line. Exit codes: 0
-// done, 3 a CUDA error ended the run.
+//   worker PLAN DATA [READY_FD]
+// The plan and the data channel are files, named the same way in every run (a run under
+// compute-sanitizer included). Timed runs: the worker writes "ready" on READY_FD and reads the
+// grader's "go" line on stdin. stdout and stderr go to a log. Exit codes: 0 done, 2 bad
+// arguments, 3 a CUDA error ended the run.
 #include <cuda_runtime.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -27,6 +29,10 @@
 #include "host_data.hpp"
 #include "protocol.hpp"
 
+#if !defined(GRADER_PROBE)
+#include "launch_watch.hpp"
+#endif
+
 #if defined(GRADER_PROBE)
 #include "probe_kernels.cuh"
 #elif GRADER_EXERCISE == 1
@@ -41,7 +47,8 @@
 
 namespace {
 
-constexpr int kGoFd = 0, kPlanFd = 3, kDataFd = 4, kReadyFd = 5;
+constexpr int kGoFd = 0;
+int g_data_fd = -1, g_ready_fd = -1;
 
 // The worker's own CUDA check and buffer (not common/'s: the grader's trusted side depends on as
 // little of the course's harness as it can).
@@ -130,8 +137,8 @@ void write_all(int fd, const void* data, std::size_t n) {
 void record(long item, const char* tag, const void* data, std::size_t n) {
   char header[96];
   const int len = std::snprintf(header, sizeof header, "@%ld %s %zu\n", item, tag, n);
-  write_all(kDataFd, header, static_cast<std::size_t>(len));
-  if (n) write_all(kDataFd, data, n);
+  write_all(g_data_fd, header, static_cast<std::size_t>(len));
+  if (n) write_all(g_data_fd, data, n);
 }
 
 void record_text(long item, const char* tag, const std::string& text) {
@@ -172,9 +179,15 @@ void run_matrix(long item, std::int64_t rows, std::int64_t cols, std::uint64_t s
   CUDA_CHECK(cudaMemset(region.get(), grader::kPoison, region.bytes()));
   Buffer src(in_place ? 1 : bytes);
   CUDA_CHECK(cudaMemcpy(in_place ? matrix : src.get(), in.data(), bytes, cudaMemcpyHostToDevice));
+#if !defined(GRADER_PROBE)
+  grader_watch::start();
+#endif
   const cudaError_t s = in_place ? launch_inplace(reinterpret_cast<float*>(matrix), rows)
                                  : launch(src.as<float>(), reinterpret_cast<float*>(matrix), rows,
                                           cols);
+#if !defined(GRADER_PROBE)
+  record_text(item, "launches", grader_watch::stop());
+#endif
   if (s != cudaSuccess) {
     cudaGetLastError();
     record_text(item, "status", status_text(s));
@@ -334,7 +347,11 @@ void run_speed(long item, std::int64_t rows, std::int64_t cols, std::uint64_t se
   CUDA_CHECK(cudaEventCreate(&t0));
   CUDA_CHECK(cudaEventCreate(&t1));
   CUDA_CHECK(cudaDeviceSynchronize());
-  write_all(kReadyFd, "ready\n", 6);
+  if (g_ready_fd < 0) {
+    record_text(item, "error", "a timed run needs the grader's ready descriptor");
+    return;
+  }
+  write_all(g_ready_fd, "ready\n", 6);
   const std::string go = read_line(kGoFd);
   if (go.rfind("go ", 0) != 0) {
     record_text(item, "error", "the grader's go line never came");
@@ -383,17 +400,12 @@ bool gpu_available(std::string* why) {
 
 }  // namespace
 
-int main() {
-  // Under compute-sanitizer the plan and the data channel come as paths (the tool need not pass
-  // descriptors on to the program it watches).
-  if (const char* plan = std::getenv("GRADER_PLAN")) {
-    const int fd = ::open(plan, O_RDONLY);
-    if (fd >= 0) ::dup2(fd, kPlanFd);
-  }
-  if (const char* data = std::getenv("GRADER_DATA")) {
-    const int fd = ::open(data, O_WRONLY | O_TRUNC);
-    if (fd >= 0) ::dup2(fd, kDataFd);
-  }
+int main(int argc, char** argv) {
+  if (argc < 3) return 2;
+  const int plan_fd = ::open(argv[1], O_RDONLY);
+  g_data_fd = ::open(argv[2], O_WRONLY | O_TRUNC);
+  if (argc > 3) g_ready_fd = std::atoi(argv[3]);
+  if (plan_fd < 0 || g_data_fd < 0) return 2;
   // Waiting for the GPU sleeps instead of spinning: the grader counts this process's CPU time.
   cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
   cudaGetLastError();
@@ -403,11 +415,12 @@ int main() {
   std::string plan;
   char buf[4096];
   for (;;) {
-    const ssize_t r = ::read(kPlanFd, buf, sizeof buf);
+    const ssize_t r = ::read(plan_fd, buf, sizeof buf);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) break;
     plan.append(buf, static_cast<std::size_t>(r));
   }
+  ::close(plan_fd);
   std::istringstream lines(plan);
   std::string line;
   std::getline(lines, line);

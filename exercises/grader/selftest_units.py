@@ -1,0 +1,481 @@
+"""The self-test's unit checks (Python standard library only): the grader's pieces, the readers
+of what a submission shapes, the manifest, the test data, the sandbox (as root), the GPU paths
+with canned outcomes, the judge against an independent model of the protocol, and the sanitizer
+runs' plumbing with stand-ins for the tool and the worker (attacks on it included)."""
+
+import json
+import os
+import struct
+import subprocess
+import tempfile
+import time
+import re
+from pathlib import Path
+
+import checks
+import grade
+import hidden
+import results
+import runs
+import sandbox
+import selftest_cases
+import stage
+import tools
+
+GRADER_DIR = Path(__file__).resolve().parent
+COURSE_DIR = GRADER_DIR.parent.parent
+TESTDATA = GRADER_DIR / "testdata"
+
+
+def unit_checks():
+    """[(name, ok, detail)] of fast checks that need no GPU."""
+    out = []
+
+    def check(name, ok, detail=""):
+        out.append((name, bool(ok), detail))
+
+    m = grade.load_manifest(GRADER_DIR / "manifest.json")
+    points = [e["points"] for ex in m["exercises"] for e in ex["entries"]] + \
+        [ex.get("sanitizer", {}).get("points", 0) for ex in m["exercises"]]
+    check("manifest: points add up to 100", sum(points) == 100, "total %s" % sum(points))
+    names = [e["name"] for ex in m["exercises"] for e in ex["entries"]]
+    check("manifest: entry names are unique", len(names) == len(set(names)))
+    vis = {e.get("visibility", "visible") for ex in m["exercises"] for e in ex["entries"]}
+    vis.add(m["hidden_tests"].get("visibility", "after_published"))
+    check("manifest: visibilities are Gradescope's", vis <= {"visible", "hidden", "after_due_date",
+                                                            "after_published"}, str(vis))
+    registry = (GRADER_DIR / "judge" / "cpu_checks.hpp").read_text()
+    for ex in m["exercises"]:
+        check("manifest %s: checks exist" % ex["id"], all(c in m["checks"] for c in ex["checks"]))
+        for f in ex["files"]:
+            for tree in ("exercises", "solutions"):
+                check("%s/%s/%s exists" % (tree, ex["id"], f),
+                      (COURSE_DIR / tree / ex["id"] / f).is_file())
+        # Every test of the course's test file is an entry, and every entry that names one exists.
+        tests_dir = COURSE_DIR / "exercises" / ex["id"] / "tests"
+        sources = "".join(p.read_text() for p in tests_dir.glob("test_*.cu"))
+        in_source = {"%s.%s" % s for s in re.findall(r"^TEST\((\w+),\s*(\w+)\)", sources, re.M)}
+        in_manifest = {e["name"] for e in ex["entries"] if not e["name"].startswith("Grader.")}
+        check("manifest %s: an entry for every test of the test file" % ex["id"],
+              in_source == in_manifest,
+              "only in source: %s; only in manifest: %s" % (sorted(in_source - in_manifest),
+                                                            sorted(in_manifest - in_source)))
+        for e in ex["entries"]:
+            if e["kind"] == "check":
+                check("manifest %s: the judge knows check %s" % (ex["id"], e["check"]),
+                      '"%s"' % e["check"] in registry)
+            if e["kind"] == "gpu":
+                check("manifest %s: %s has problems" % (ex["id"], e["name"]),
+                      "shapes" in e or "random" in e)
+            check("manifest %s: %s is a GPU test exactly when its name says so"
+                  % (ex["id"], e["name"]),
+                  e["name"].startswith("Grader.") or (e["kind"] == "gpu") == hidden.is_gpu_test(
+                      e["name"]))
+
+    src = ('// cublasSgeam in a comment\n#include "ex01.cuh"\n'
+           'const char* s = "cublas"; /* new */ int x = 1\'000;\n'
+           '#include <cublas_v2.h>\nint* p = new int;\n#include "../common/x.h"\n')
+    code = checks.strip_comments(src, keep_strings=False)
+    check("strip_comments: comments and strings go, lines stay",
+          "cublasSgeam" not in code and '"cublas"' not in code
+          and code.count("\n") == src.count("\n") and "1'000" in code)
+    lib = checks.source_findings("f.cu", src, m["checks"]["no_library"]["source"])
+    check("source check: a library include is found on its line",
+          any(f.startswith("f.cu:4: includes a library header") for f in lib), "\n".join(lib))
+    check("source check: comments and strings are not findings",
+          not any(f.startswith(("f.cu:1:", "f.cu:3:")) for f in lib), "\n".join(lib))
+    check("source check: an include from outside the folder is found",
+          any(f.startswith("f.cu:6: includes a file from outside") for f in lib), "\n".join(lib))
+    alloc = checks.source_findings("f.cu", src, m["checks"]["no_allocation"]["source"])
+    check("source check: new is found in code, not in a comment",
+          [f.split(":")[1] for f in alloc] == ["5"], "\n".join(alloc))
+    tile = checks.source_findings("s.cu", "extern __shared__ float t[];\n// extern __shared__\n"
+                                  "extern __attribute__((aligned(16))) __attribute__((shared)) "
+                                  "float u[];\n__shared__ float ok[32][32];\n",
+                                  m["checks"]["static_tile"]["source"])
+    check("source check: dynamic shared memory is found, as written and once expanded",
+          [f.split(":")[1] for f in tile] == ["1", "3"], "\n".join(tile))
+
+    check("clean_failure drops the location and the stage path",
+          hidden.clean_failure("/s/course/exercises/t.cu:12\nFailed\nmismatch in /s/course/x.cu",
+                              Path("/s/course")) == "mismatch in x.cu")
+
+    syms = [("T", "_ZN4ex019transposeEv", "ex01::transpose()", 0),
+            ("T", "_ZN6course11fresh_seedEv", "course::fresh_seed()", 0),
+            ("T", "cudaDeviceSynchronize", "cudaDeviceSynchronize", 0),
+            ("V", "DW.ref.__gxx_personality_v0", "DW.ref.__gxx_personality_v0", 8),
+            ("U", "cublasSgeam_v2", "cublasSgeam_v2", 0),
+            ("U", "_Znwm", "operator new(unsigned long)", 0),
+            ("W", "write", "write", 0),
+            ("i", "memcpy", "memcpy", 0),
+            ("W", "_ZNSt6vectorIfSaIfEE9push_backERKf",
+             "std::vector<float>::push_back(float const&)", 0),
+            ("W", "_ZNKSt9bad_alloc4whatEv", "std::bad_alloc::what() const", 0),
+            ("U", "dlmopen", "dlmopen", 0),
+            ("U", "__real___cudaLaunchKernel", "__real___cudaLaunchKernel", 0),
+            ("U", "cuMemAlloc_v2", "cuMemAlloc_v2", 0),
+            ("b", "_ZL7scratch", "scratch", 1 << 20)]
+    own = checks.own_names_findings("o", syms, "ex01", {"_ZNKSt9bad_alloc4whatEv"})
+    check("own names: course::, C definitions of every kind (weak write, an ifunc) and what "
+          "libstdc++ exports are found; the exercise's names and weak templates are not",
+          len(own) == 5 and "course::fresh_seed" in own[0] and "cudaDeviceSynchronize" in own[1]
+          and "'write'" in own[2] and "'memcpy'" in own[3] and "bad_alloc" in own[4],
+          "\n".join(own))
+    und = checks.symbol_findings("o", syms, m["checks"]["no_library"]["undefined_symbols"])
+    check("symbol check: cublas, dlmopen, __real_ and the driver API are found",
+          len(und) == 4 and "cublasSgeam_v2" in und[0] and "dlmopen" in und[1]
+          and "__real_" in und[2] and "driver API" in und[3], "\n".join(und))
+    und = checks.symbol_findings("o", syms, m["checks"]["no_allocation"]["undefined_symbols"])
+    check("symbol check: operator new and a driver allocation are found",
+          len(und) == 2 and "operator new" in und[0] and "cuMemAlloc" in und[1], "\n".join(und))
+    big = checks.static_size_findings("o", syms, m["checks"]["no_allocation"]["max_static_bytes"])
+    check("static memory check: a 1 MiB array is found", len(big) == 1 and "1048576" in big[0])
+    check("sanitizer summaries are read",
+          runs.sanitizer_errors("========= ERROR SUMMARY: 0 errors\n")[0] == 0 and
+          runs.sanitizer_errors("========= RACECHECK SUMMARY: 3 hazards displayed (2 errors, 1 "
+                                 "warning)\n")[0] == 2 and
+          runs.sanitizer_errors("garbage")[0] is None)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "a" / "top" / "exercises" / "01_rectangular").mkdir(parents=True)
+        (root / "a" / "top" / "exercises" / "01_rectangular" / "rectangular.cu").write_text("x")
+        (root / "b").mkdir()
+        (root / "b" / "inplace.cu").write_text("y")
+        found_a = stage.find_submission_file(root / "a", "01_rectangular", "rectangular.cu")
+        found_b = stage.find_submission_file(root / "b", "03_inplace", "inplace.cu")
+        check("submission layouts: nested exercises/ and flat",
+              found_a is not None and found_a.read_text() == "x" and found_b is not None)
+        check("submission layouts: a missing file is None",
+              stage.find_submission_file(root / "b", "01_rectangular", "rectangular.cu") is None)
+
+        start = time.monotonic()
+        ran = tools.run(["sh", "-c", "sleep 30 & sleep 30"], timeout=1)
+        check("run: a timeout kills the process group quickly",
+              ran.timed_out and time.monotonic() - start < 10)
+
+        r = results.Results()
+        r.titles["01_rectangular"] = "Exercise 1 (rectangular)"
+        long_name = "Exercise 1 (rectangular) | random shapes, sides not multiples of 32"
+        r.add("01_rectangular", "test", "a | b", 2, True, "ok", "passed", gtest="A.B")
+        r.add("01_rectangular", "test", long_name, 3, False, "not graded: no CUDA device",
+              results.NOT_GRADED, tags=["gpu"])
+        r.add("01_rectangular", "test", "a | d", 1, False, "mismatch <&>", "failed")
+        r.write(root / "out", 1.0)
+        doc = json.loads((root / "out" / "results.json").read_text())
+        check("results.json: Gradescope fields", doc["score"] == 2 and all(
+            set(t) >= {"name", "score", "max_score", "output", "visibility", "tags",
+                       "extra_data"} for t in doc["tests"]))
+        ng = doc["tests"][1]
+        check("results.json: an entry not graded has no pass/fail status, says so, scores 0",
+              "status" not in ng and ng["output"].startswith("not graded") and ng["score"] == 0
+              and ng["extra_data"]["outcome"] == "not_graded"
+              and doc["tests"][2]["status"] == "failed")
+        import xml.etree.ElementTree as ET
+        junit = ET.parse(root / "out" / "junit.xml").getroot()
+        check("junit.xml: one failure, one skipped",
+              junit.get("failures") == "1" and len(junit.findall(".//skipped")) == 1)
+        table = r.summary()
+        check("the table keeps whole names and says 'not graded'",
+              long_name in table and "not graded" in table.splitlines()[2], table)
+        check("per-exercise subtotal with the points not graded",
+              "Exercise 1 (rectangular): 2 of 6 points, 3 not graded" in table, table)
+
+        text = ("\x1b[31mred\x00nul\x07bell \udcff" + "x" * 10)
+        r2 = results.Results()
+        r2.add("01_rectangular", "test", "a \x01 b", 1, False, "why:\n" + text, "crashed")
+        r2.write(root / "out2", 1.0)
+        try:
+            ET.parse(root / "out2" / "junit.xml")
+            well_formed = "\x1b" not in (root / "out2" / "results.json").read_text()
+        except ET.ParseError:
+            well_formed = False
+        check("control characters from the submission leave junit.xml well-formed", well_formed)
+        check("the table shows the first lines of why under a failed entry",
+              "      why:" in r2.summary(), r2.summary())
+
+        sparse = root / "sparse.cu"
+        with open(sparse, "wb") as f:
+            f.truncate(8 << 30)
+        data, size = stage.read_limited(sparse, 262144)
+        check("a sparse 8 GiB source is refused by its size, unread", data is None
+              and size == 8 << 30)
+
+        secret = root / "secret"
+        secret.write_text("root-only")
+        (root / "logs").mkdir()
+        os.symlink(secret, root / "logs" / "sanitizer.log")
+        check("a report replaced by a link is not read", sandbox.read_owned(
+            root / "logs", "sanitizer.log", 1000, {os.getuid()}) is None)
+        os.unlink(root / "logs" / "sanitizer.log")
+        os.link(secret, root / "logs" / "sanitizer.log")
+        check("a report that is another file's second name is not read", sandbox.read_owned(
+            root / "logs", "sanitizer.log", 1000, {os.getuid()}) is None)
+        os.unlink(root / "logs" / "sanitizer.log")
+        (root / "logs" / "sanitizer.log").write_text("========= ERROR SUMMARY: 0 errors\n")
+        check("a plain report of the right owner is read", "SUMMARY" in (sandbox.read_owned(
+            root / "logs", "sanitizer.log", 1000, {os.getuid()}) or "") and
+            sandbox.read_owned(root / "logs", "sanitizer.log", 1000, {12345}) is None)
+
+        ii = root / "t.cpp1.ii"
+        ii.write_text('# 1 "/stage/ex/a.cu"\n#define X extern\n'
+                      '# 1 "/usr/include/x.h" 1 3\nint hidden_from_rules;\n'
+                      '# 3 "/stage/ex/a.cu" 2\nextern __attribute__((shared)) float t[];\n'
+                      '# 1 "/elsewhere/solution.cu" 1\nint stolen;\n')
+        lines, included = checks.preprocessed(ii, {"/stage/ex/a.cu"})
+        check("preprocessed text: the submission's lines, at their own line numbers, and what "
+              "they include", lines.get("/stage/ex/a.cu") == [
+                  (1, "#define X extern"), (3, "extern __attribute__((shared)) float t[];")]
+              and [p for _, _, p in included] == ["/usr/include/x.h", "/elsewhere/solution.cu"],
+              "%s %s" % (lines, included))
+
+        (root / "hid").mkdir()
+        (root / "hid" / "t.cu").write_text(
+            "TEST(HiddenEx01, A) {}\n// TEST(HiddenEx01, Commented) {}\n"
+            "TEST_F(Fix, B) {}\nTEST_P(P, C) {}\n")
+        names, notes = hidden.hidden_test_names(root / "hid")
+        check("hidden tests' names come from the instructor's files (TEST, TEST_F)",
+              names == ["HiddenEx01.A", "Fix.B"] and len(notes) == 1, "%s %s" % (names, notes))
+        (root / "hid2" / "01_rectangular").mkdir(parents=True)
+        (root / "hid2" / "01_rectangular" / "t.cu").write_text(
+            "".join("TEST(HiddenEx01, T%d) {}\n" % i for i in range(30)) +
+            "TEST(HiddenEx01, Large) {}\n")
+        g = grade.Grader.__new__(grade.Grader)
+        g.m, g.r, g.hidden_dir = m, results.Results(), root / "hid2"
+        plan = g.hidden_plan({"id": "01_rectangular"})
+        total = sum(p[1] for p in plan)
+        check("hidden tests' points are capped (hidden_tests.max_points)", len(plan) == 31 and
+              abs(total - m["hidden_tests"]["max_points"]) < 1e-3, "%d tests, %g points" % (
+                  len(plan), total))
+
+    header = struct.pack("<IHHQ", checks.FATBIN_MAGIC, 1, 16, 1 << 20)
+    for what, blob in (("a size past its section", header + b"\0" * 64),
+                       ("size 0", struct.pack("<IHHQ", checks.FATBIN_MAGIC, 1, 16, 0)),
+                       ("an entry of size 0", struct.pack("<IHHQ", checks.FATBIN_MAGIC, 1, 16, 64)
+                        + struct.pack("<HHIQ", 2, 0, 0, 0) + b"\0" * 48)):
+        start = time.monotonic()
+        try:
+            checks.fatbin_images(blob, 0)
+            refused = False
+        except ValueError:
+            refused = True
+        check("fat binary reader: %s is refused at once" % what,
+              refused and time.monotonic() - start < 1)
+
+    for case in sorted(TESTDATA.iterdir()):
+        if not (case / "case.json").is_file():
+            continue
+        c = json.loads((case / "case.json").read_text())
+        c["name"], c["dir"] = case.name, case
+        try:
+            for part in [None] + (["previous"] if c.get("previous") else []):
+                selftest_cases.submission_files(c, m, part)
+            detail, ok = "", True
+        except selftest_cases.NoSkeleton as err:
+            detail, ok = "not checked: %s" % err, True
+        except selftest_cases.CaseError as err:
+            detail, ok = str(err), False
+        ok = ok and c.get("base", "solutions") in ("solutions", "skeletons") \
+            and set(c.get("expect", {})) <= {"cpu", "gpu", "both"} \
+            and set(c.get("args", {})) <= {"cpu", "gpu", "both"}
+        check("testdata %s: a valid case whose patch applies to today's course" % case.name,
+              ok, detail)
+    out += sandbox_checks()
+    out += dry_gpu_checks(m)
+    return out
+
+
+def sandbox_unavailable(work):
+    """'' when bubblewrap isolates here (as root), else why not."""
+    private = Path(work) / "sandbox-check"
+    private.mkdir(parents=True, exist_ok=True)
+    os.chmod(private, 0o700)
+    try:
+        sandbox.Sandbox.create(private=private)
+        return ""
+    except sandbox.Unavailable as err:
+        return str(err)
+
+
+def sandbox_checks():
+    """The sandbox itself, as root with bubblewrap (it isolates nothing otherwise)."""
+    out = []
+    if os.geteuid() != 0:
+        return [("sandbox: not root, so not checked (run the self-test as root)", True, "")]
+    with tempfile.TemporaryDirectory() as tmp:
+        why = sandbox_unavailable(tmp)
+    if why:
+        return [("sandbox: not checked, bubblewrap cannot isolate here: " + why, True, "")]
+    with tempfile.TemporaryDirectory() as tmp:
+        private = Path(tmp) / "private"
+        private.mkdir(mode=0o700)
+        shown = Path(tmp) / "shown"
+        shown.mkdir(mode=0o755)
+        box = sandbox.Sandbox.create(private=private)
+        log = private / "log"
+        token = "grader-selftest-orphan-%d" % os.getpid()
+        start = time.monotonic()
+        # An orphan in its own session that holds the output, a write into a shown folder, a
+        # look at the course, at pid 1 and at the libraries, a System V segment, a detached burner.
+        script = ("(setsid sh -c 'sleep 300; : %s' &); (setsid sh -c 'while :; do :; done' &); "
+                  "echo written > %s/outside; ls %s 2>/dev/null | sed 's/^/LIS''TED /'; "
+                  "ipcmk -M 4096 -p 0600 >/dev/null; "
+                  "tr '\\0' ' ' < /proc/1/cmdline; echo; "
+                  "cat /usr/local/cuda/lib64/libcublas.so 2>&1 | head -c 4 | od -c | head -1; "
+                  "sleep 1; echo done" % (token, shown, COURSE_DIR))
+        ran = box.run(["/bin/sh", "-c", script], timeout=30, log=log, ro=[shown])
+        took = time.monotonic() - start
+        out.append(("sandbox: an orphan holding the output does not stall the run", took < 20,
+                    "took %.1f s" % took))
+        out.append(("sandbox: the command's exit and output are reported",
+                    ran.rc == 0 and "done" in ran.output, ran.output[-300:]))
+        left = subprocess.run(["pgrep", "-f", token], capture_output=True, text=True).stdout
+        out.append(("sandbox: nothing outlives the run", left.strip() == "", "left: %s" % left))
+        out.append(("sandbox: a write into a folder it is shown is refused",
+                    not (shown / "outside").exists(), ran.output[-300:]))
+        out.append(("sandbox: the course is not there", "LISTED" not in ran.output,
+                    ran.output[-300:]))
+        out.append(("sandbox: pid 1's command line holds no paths of the grader",
+                    str(private) not in ran.output and "--bind" not in ran.output,
+                    ran.output[-300:]))
+        out.append(("sandbox: its System V segment died with it",
+                    not any(line.split()[2:3] == [str(box.uid)] for line in
+                            Path("/proc/sysvipc/shm").read_text().splitlines()[1:]), ""))
+        out.append(("sandbox: the CPU time of a detached process is counted", ran.cpu > 0.1,
+                    "%.2f s" % ran.cpu))
+        if Path("/usr/local/cuda/lib64/libcublas.so").exists():
+            out.append(("sandbox: cuBLAS cannot be loaded (the file is empty)",
+                        "177   E   L   F" not in ran.output, ran.output[-300:]))
+        start = time.monotonic()
+        ran = box.run(["/bin/sh", "-c", "sleep 100 & sleep 100"], timeout=1, log=log)
+        out.append(("sandbox: the time limit holds", ran.timed_out and
+                    time.monotonic() - start < 10, "%.1f s" % (time.monotonic() - start)))
+        data = private / "data"
+        data.touch(mode=0o600)
+        os.chown(data, box.uid, box.gid)
+        ran = box.run(["/bin/sh", "-c", "echo ready >&{ready}; read go; sleep 0.3; "
+                       "echo \"$go\" > /run/grader/data"], timeout=20, log=log,
+                      files={"data": (data, True)}, handshake=lambda: "go 1234\n")
+        took = ran.exit_time - ran.go_time if ran.go_time and ran.exit_time else -1
+        out.append(("sandbox: the timed runs' handshake and files",
+                    ran.ready and data.read_text() == "go 1234\n" and 0.25 < took < 10,
+                    "ready %s, go to exit %.2f s, data %r, %s" % (
+                        ran.ready, took, data.read_text()[:40], ran.output[-200:])))
+    return out
+
+
+class DryGrader(grade.Grader):
+    """The grader's GPU paths with the processes replaced by canned outcomes: the entries, the
+    technique, the sanitizers, the timed runs and the rules that zero an exercise, without a GPU."""
+
+    def __init__(self, manifest, scenario):
+        class Args:
+            no_gpu = no_sanitizer = no_speed = no_sandbox = False
+            test_timeout = jobs = exercise_deadline = deadline = 0
+            sanitizer_tools = ""
+            cmake_arg = []
+            sandbox_user = "x"
+        super().__init__(Args(), manifest, results.Results())
+        self.scenario = scenario
+        self.gpu = True
+        self.sanitizer, self.sanitizer_mode = "/bin/true", "user"
+        self.build = Path("/nonexistent")
+        self.box = sandbox.Sandbox(sandbox.NONE)
+        if scenario.get("no_time") == "submission":
+            self.deadline = time.monotonic()
+        elif scenario.get("no_time"):
+            self.timeouts["exercise"] = 0
+
+    def ran(self, cpu=1.0, wall=None):
+        r = sandbox.Ran(0, None, False, 0.5, cpu, 100.0, "")
+        r.go_time = 100.0 - wall if wall is not None else None
+        r.limit = 60
+        return r
+
+    def run_plan(self, binary, number, items, timeout, handshake=None, monitor=None, key=0):
+        sc, probe = self.scenario, "grader_probe" in str(binary)
+        if items[0].startswith("speed"):
+            if handshake:
+                handshake()
+            if monitor:
+                monitor.peak = monitor.ready_used + (sc.get("extra_mib", 0) << 20 if not probe
+                                                     else 0)
+            v = {"item": 0, "ok": True, "timing": "roundtrip_ms=20 loop_ms=100"}
+            return (self.ran(cpu=1.0 if probe else 1.0 + sc.get("host_cpu", 0),
+                             wall=0.5 if probe else 0.5 + sc.get("slower_s", 0)), [v], "")
+        ok = not (items[0] == "swizzle" and sc.get("two_swizzles"))
+        launches = sc.get("launch", "k 4096 0 1024") if items[0].startswith("transpose") else ""
+        return self.ran(), [{"item": i, "ok": ok, "message": "differs" if not ok else "",
+                             "launches": launches} for i in range(len(items))], ""
+
+    def sanitize(self, binary, number, items, tool, mode, timeout):
+        sc = self.scenario
+        errors = None if sc.get("tool_killed") else \
+            1 if sc.get("race") and tool == "racecheck" else 0
+        return (self.ran(), errors, "ERROR SUMMARY: %s errors" % errors, "",
+                [{"item": i, "ok": True} for i in range(len(items))])
+
+    def shared_memory_static(self, ex, want):
+        return (False, "4224 bytes") if self.scenario.get("padded") else (True, "4096 bytes")
+
+    def course_shapes(self, spec):
+        return [(3, 5)]
+
+    def memory_monitor(self):
+        class Monitor:
+            ready_used, peak, samples = None, 0, 3
+
+            def mark_ready(self):
+                self.ready_used = 1 << 30
+
+            def start(self):
+                pass
+
+            def stop(self):
+                pass
+        return Monitor()
+
+
+def dry_gpu_checks(m):
+    out = []
+    full = {"01_rectangular": 35, "02_swizzle": 35, "03_inplace": 30}
+    scenarios = [
+        ("everything right: 100", {}, full),
+        ("a race: the kernel tests zeroed", {"race": True},
+         {"01_rectangular": 18, "02_swizzle": 22, "03_inplace": 17}),
+        ("the sanitizer killed or its report replaced: the kernel tests zeroed",
+         {"tool_killed": True}, {"01_rectangular": 18, "02_swizzle": 22, "03_inplace": 17}),
+        ("host work: the exercise lost", {"host_cpu": 20, "slower_s": 10},
+         {"01_rectangular": 0, "02_swizzle": 0, "03_inplace": 0}),
+        ("slow but honest: the speed entry only", {"slower_s": 1},
+         {"01_rectangular": 33, "02_swizzle": 33, "03_inplace": 28}),
+        ("a second buffer: exercise 3 lost", {"extra_mib": 256}, dict(full, **{"03_inplace": 0})),
+        ("padding: the swizzle's points lost", {"padded": True}, {"02_swizzle": 21}),
+        ("dynamic shared memory at launch: the swizzle's points lost",
+         {"launch": "k 4096 128 1024"}, {"02_swizzle": 21}),
+        ("a launched kernel without the tile: the swizzle's points lost",
+         {"launch": "naive 0 0 1024"}, {"02_swizzle": 21}),
+        ("no launch seen: the swizzle's points lost", {"launch": ""}, {"02_swizzle": 21}),
+        ("a host-only swizzle: the swizzle's points lost", {"two_swizzles": True},
+         {"02_swizzle": 21}),
+        ("the submission's time spent: nothing more runs", {"no_time": "submission"},
+         {"01_rectangular": 0, "02_swizzle": 0, "03_inplace": 0}),
+        ("out of time: nothing more runs", {"no_time": True},
+         {"01_rectangular": 0, "02_swizzle": 0, "03_inplace": 0}),
+    ]
+    for title, scenario, want in scenarios:
+        g = DryGrader(m, scenario)
+        try:
+            for ex in m["exercises"]:
+                if ex["id"] in want:
+                    g.run_exercise(ex)
+            got = {}
+            for t in g.r.tests:
+                ex = t["extra_data"]["exercise"]
+                got[ex] = got.get(ex, 0) + t["score"]
+            ok, detail = got == want, "got %s" % got
+        except Exception:  # a bug in a GPU path shows here
+            import traceback
+            ok, detail = False, traceback.format_exc()[-1500:]
+        out.append(("GPU paths, dry: " + title, ok, detail))
+    return out
