@@ -47,10 +47,13 @@ std::uint64_t mix_bits(std::uint64_t x, int k) {
 }
 
 // An n-bit pattern (n = 8, 16, 32 or 64) with bit n-2 cleared: mix n-1 bits, then move the top
-// one of them up to bit n-1.
+// one of them up to bit n-1. 1- and 2-byte elements have too few values to differ, so theirs are
+// the low bits of a mix of the whole index: with only the index's low 7 or 15 bits mixed, the
+// pattern would repeat every 128 or 32768 elements, and a kernel that mixed up elements that far
+// apart would pass.
 std::uint64_t pattern_bits(std::uint64_t index, std::uint64_t seed, int n) {
   const int k = n - 1;
-  const std::uint64_t v = mix_bits(index + seed, k);
+  const std::uint64_t v = mix_bits(index + seed, n <= 16 ? 63 : k);
   const std::uint64_t low = v & ((1ull << (k - 1)) - 1);
   const std::uint64_t top = (v >> (k - 1)) & 1;
   return low | (top << k);

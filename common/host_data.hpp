@@ -21,7 +21,8 @@ std::uint64_t fresh_seed();
 
 /// Writes `count` elements of @p type to @p dst: element i gets a pseudo-random pattern that is a
 /// bijection of (i + seed), so no two elements share a pattern within 2^31 elements for 4-byte
-/// types (2^63 for 8- and 16-byte types; 2- and 1-byte types have only 2^15 and 2^7 values).
+/// types (2^63 for 8- and 16-byte types; 2- and 1-byte types have only 2^15 and 2^7 values, and
+/// theirs come from the whole index, so they do not repeat with a period).
 /// The second-highest bit of each element is always 0: for f16, bf16, f32 and f64 that is the
 /// top exponent bit, so no pattern is a NaN or an infinity, and none equals the poison.
 void fill_pattern(ElemType type, std::uint8_t* dst, std::int64_t count, std::uint64_t seed);

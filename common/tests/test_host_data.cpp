@@ -55,6 +55,22 @@ TEST(CpuPattern, FourByteElementsAreUniqueNeverNaNAndNeverPoison) {
   EXPECT_NE(a, b);
 }
 
+// 1- and 2-byte patterns cannot all differ, but they must not repeat with a period either: a
+// kernel that mixes up elements 128 (or 2^15) apart would pass every test on a pattern that did.
+TEST(CpuPattern, NarrowPatternsHaveNoPeriod) {
+  for (ElemType t : {ElemType::i8, ElemType::f16}) {
+    const std::size_t s = elem_size(t);
+    const std::int64_t period = s == 1 ? 128 : 32768, n = 4 * period;
+    const auto v = pattern(t, n, 4242);
+    std::int64_t same = 0;
+    for (std::int64_t i = 0; i + period < n; ++i) {
+      same += std::memcmp(&v[i * s], &v[(i + period) * s], s) == 0;
+    }
+    // Independent values agree about once in 2^7 (2^15); a periodic pattern agrees always.
+    EXPECT_LT(same, (n - period) / 16) << elem_name(t);
+  }
+}
+
 TEST(CpuPattern, EveryTypeAvoidsNaNAndPoisonAndDependsOnTheSeed) {
   for (ElemType t : all_elem_types()) {
     const std::size_t s = elem_size(t);
