@@ -86,10 +86,10 @@ MEMCHECK_RUNS=(
 )
 memcheck_pids=()
 for i in "${!MEMCHECK_RUNS[@]}"; do
-  # shellcheck disable=SC2086
   # --report-api-errors no: NCCL's start asks the driver for kernels of every architecture and
   # gets error 209 for those not built for this GPU, which memcheck would report as errors; the
   # memory checks of every kernel stay on.
+  # shellcheck disable=SC2086
   CUDA_VISIBLE_DEVICES=0 timeout -k 10 170 compute-sanitizer --tool memcheck --error-exitcode 99 \
     --report-api-errors no \
     --print-limit 20 ${MEMCHECK_RUNS[$i]} >"$OUT/memcheck.$i.tmp" 2>&1 &
