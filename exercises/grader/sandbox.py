@@ -298,6 +298,14 @@ class Sandbox:
             a.append("--unshare-net")
         for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"):  # for setpriv, then dropped
             a += ["--cap-add", cap]
+        # The folders above a root that lives outside the system folders (a toolkit or a CMake
+        # in /opt/...), made traversable before it is shown: bwrap makes them 0700 as root, and
+        # the sandbox user could not reach the tool.
+        made = set()
+        for d in sorted({str(q) for r in self.roots for q in Path(r).parents if str(q) != "/"}):
+            if not any(d == r or d.startswith(r + "/") for r in self.roots):
+                a += ["--perms", "0755", "--dir", d]
+                made.add(d)
         for d in self.roots:
             if os.path.islink(d):
                 a += ["--symlink", os.readlink(d), d]
@@ -314,7 +322,7 @@ class Sandbox:
         shown = [str(p) for p in list(ro) + list(rw)] + ["/run/grader/init"] + \
             [self.mount_point(n, h) for n, (h, _) in (files or {}).items()]
         above = {str(q) for p in shown for q in Path(p).parents if str(q) != "/"}
-        for d in sorted(above):
+        for d in sorted(above - made):
             if not any(d == r or d.startswith(r + "/") for r in self.roots):
                 a += ["--perms", "0755", "--dir", d]
         for d in ([] if libraries else self.lib_dirs) + [h for h in self.extra_hide
