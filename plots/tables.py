@@ -121,18 +121,19 @@ def render_bench_table(text, data):
         for shape in shapes:
             here = select(data.bench, shape=shape, type_=type_, batch=batch)
             per_step = [[r for r in here if r.step == s] for s in steps]
-            # The copy ceiling of the first listed step that ran here: the rows below it are
-            # percentages of that same kind of run.
+            kernels = [r for rows in per_step for r in rows
+                       if not r.is_reference and (ids is None or r.id in ids)]
+            # The copy ceiling of the first listed step that ran here (on as many GPUs as the
+            # kernels shown): the rows below it are percentages of that same kind of run.
+            gpus = {gpu_count(r.id) for r in kernels}
             ran_steps = [rows for rows in per_step if rows]
             refs = []
             if ran_steps:
-                copy_row = best([r for r in ran_steps[0] if r.is_copy])
+                copy_row = best([r for r in ran_steps[0] if r.is_copy and gpu_count(r.id) in gpus])
                 refs += [copy_row] if copy_row else []
             cublas = next((c for c in (best([r for r in rows if r.is_cublas]) for rows in per_step)
                            if c), None)
             refs += [cublas] if cublas else []
-            kernels = [r for rows in per_step for r in rows
-                       if not r.is_reference and (ids is None or r.id in ids)]
             if kernels:
                 picked += [(type_, r) for r in refs + kernels]
     if not picked:

@@ -101,6 +101,21 @@ class Markers(unittest.TestCase):
         self.assertEqual(code, 0, err)
         self.assertIn("-->77.7<", text)
 
+    def test_a_table_takes_the_copy_of_its_kernels_gpu_count(self):
+        rows = [bench_row("step10", "a2a-2gpus", "copy: all-to-all, 2 GPUs", 100, gbps=1300,
+                          verified="-", device="Test GPU 80GB"),
+                bench_row("step10", "overlapped-2gpus", "overlapped, 2 GPUs", 63,
+                          device="Test GPU 80GB"),
+                bench_row("step10", "a2a-1gpu", "copy: all-to-all, 1 GPU", 100, gbps=3800,
+                          verified="-", device="Test GPU 80GB"),
+                bench_row("step10", "overlapped-1gpu", "overlapped, 1 GPU", 103,
+                          device="Test GPU 80GB")]
+        code, text, err = self.page("<!-- bench-table steps=step10 shapes=8192x8192 "
+                                    "ids=overlapped-2gpus -->\n<!-- /bench-table -->", rows)
+        self.assertEqual(code, 0, err)
+        self.assertIn("copy: all-to-all, 2 GPUs", text)
+        self.assertNotIn("1 GPU", text)
+
     def test_a_device_that_names_none_or_several_is_an_error(self):
         for device, why in (("H900", "'H900' matches no device"),
                             ("GPU", "'GPU' matches 2 devices")):
