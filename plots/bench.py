@@ -20,9 +20,12 @@ second, so the runs of one problem are minutes apart.
 
 Rows land in --out (default plots/data/bench.csv), all runs kept. A problem measured again
 replaces all its old rows; every other row is kept, so a partial sweep (--sizes, --steps, --part)
-updates what it measured. The CSV is written after every run. A run that fails is reported and
-the sweep goes on; the exit code is 1 if any run failed, 2 for facts it cannot use, 3 if there is
-no CUDA device (checked once, before anything runs). Python standard library only.
+updates what it measured; rows of another device, or of another number of GPUs (step 10's ids
+end in -1gpu, -2gpus), are another problem's and stay. --merge CSV... brings rows measured
+elsewhere (a GPU script's CSV in the same columns) in the same way, running nothing. The CSV is
+written after every run. A run that fails is reported and the sweep goes on; the exit code is 1
+if any run failed, 2 for facts it cannot use, 3 if there is no CUDA device (checked once, before
+anything runs). Python standard library only.
 """
 
 import argparse
@@ -35,12 +38,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from facts import Course, FactsError, list_binary
+from facts import Course, FactsError, gpu_count, list_binary
 from plan import (BIG_BYTES, count_kernels, fmt_duration, option_value, parse_part,
                   parse_shapes, plan, print_plan, runs_of, split_parts)
 
 ROOT = Path(__file__).resolve().parent.parent
-RUN_KEY = ("step", "type", "rows", "cols", "batch")  # one problem of one binary
+# One problem of one binary on one device; a run replaces the rows of its key only. The number
+# of GPUs its ids name (step 10's "-2gpus") is part of the key too (run_key).
+RUN_KEY = ("step", "type", "rows", "cols", "batch", "device")
+PROBLEM = ("step", "type", "rows", "cols", "batch")  # what --prune compares with the plan
 
 
 def cuda_device(why):
@@ -88,13 +94,20 @@ def read_rows(path):
         return header, [r for r in reader if r and r != header]
 
 
+def run_key(r, col):
+    """The RUN_KEY of a CSV row (a list, its columns in `col`), with its ids' GPU count."""
+    return tuple(r[col[k]] for k in RUN_KEY) + (gpu_count(r[col["id"]]) if "id" in col else "",)
+
+
 def merge(old_header, old_rows, header, new_rows, type_order, prune=None):
-    """The old rows, less all the rows (every run) of each problem measured again, plus the new
-    rows, sorted by step, element type (in `type_order`), batch and size (the order of the runs,
-    and of a binary's own rows within a run, kept). prune=(binaries, keys) also drops the old
-    rows of those binaries whose problem is not among keys (problems the sweep no longer has)."""
+    """The old rows, less all the rows (every run) of each problem measured again on the same
+    device (and number of GPUs), plus the new rows, sorted by step, element type (in
+    `type_order`), batch, size, device and GPU count (the order of the runs, and of a binary's
+    own rows within a run, kept). prune=(binaries, keys) also drops the old rows of those
+    binaries whose problem (PROBLEM, any device) is not among keys (shapes the sweep no longer
+    has)."""
     col = {name: i for i, name in enumerate(header)}
-    key = lambda r: tuple(r[col[k]] for k in RUN_KEY)
+    key = lambda r: run_key(r, col)
     if old_header is not None and old_header != header:
         print("note: the old CSV has other columns; its rows are dropped", file=sys.stderr)
         old_rows = []
@@ -102,14 +115,15 @@ def merge(old_header, old_rows, header, new_rows, type_order, prune=None):
     rows = [r for r in old_rows if key(r) not in remeasured] + new_rows
     if prune:
         binaries, keys = prune
-        rows = [r for r in rows if r[col["step"]] not in binaries or key(r) in keys]
+        rows = [r for r in rows if r[col["step"]] not in binaries
+                or tuple(r[col[k]] for k in PROBLEM) in keys]
     rank = {t: i for i, t in enumerate(type_order)}
 
     def order(r):
         step = r[col["step"]]
         rows_, cols = int(r[col["rows"]]), int(r[col["cols"]])
         return (not step.startswith("step"), step, rank.get(r[col["type"]], len(rank)),
-                int(r[col["batch"]]), rows_ * cols, rows_)
+                int(r[col["batch"]]), rows_ * cols, rows_, key(r)[len(PROBLEM):])
     return sorted(rows, key=order)
 
 
@@ -219,6 +233,9 @@ def arguments(argv):
                         help="only say whether a CUDA device is there (exit 0, or 3 and why)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the plan, its parts and the time estimate, and stop")
+    parser.add_argument("--merge", nargs="+", type=Path, metavar="CSV",
+                        help="run nothing: merge these CSV files of rows measured elsewhere (in "
+                             "bench.csv's columns) into --out, as a sweep would")
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
@@ -239,8 +256,32 @@ def peers_import(path):
                           capture_output=True).returncode == 0
 
 
+def merge_files(args):
+    """--merge: each file's rows replace those of the same problems, devices and GPU counts."""
+    old_header, old_rows = read_rows(args.out)
+    binaries = {p.name: p for p in (args.build / "bin").glob("step*") if os.access(p, os.X_OK)}
+    type_order, _ = element_types(binaries)
+    if not type_order:  # nothing built: the order the CSV already has
+        col = {name: i for i, name in enumerate(old_header or [])}
+        type_order = list(dict.fromkeys(r[col["type"]] for r in old_rows)) if col else []
+    rows, header = old_rows, old_header
+    for path in args.merge:
+        new_header, new_rows = read_rows(path)
+        if new_header is None or (header is not None and new_header != header) or \
+                "id" not in new_header or "device" not in new_header:
+            print(f"bench: --merge: {path} is not in {args.out}'s columns", file=sys.stderr)
+            return 2
+        rows, header = merge(header, rows, new_header, new_rows, type_order), new_header
+        print(f"bench: {len(new_rows)} rows of {path} merged")
+    write_csv(args.out, header, rows)
+    print(f"bench: {len(rows)} rows in {args.out} (were {len(old_rows)})")
+    return 0
+
+
 def main(argv=None):
     args = arguments(argv)
+    if args.merge:
+        return merge_files(args)
     if not args.dry_run:  # once, before anything runs
         why = []
         if not cuda_device(why):

@@ -30,6 +30,13 @@ class FactsError(Exception):
     """A facts file that cannot be used, said as file: reason."""
 
 
+def gpu_count(kid):
+    """"overlapped-2gpus" -> "2", "a2a-1gpu" -> "1": the number of GPUs a kernel id names (step
+    10's ids carry it); "" for every other id."""
+    m = re.search(r"-(\d+)gpus?$", kid)
+    return m.group(1) if m else ""
+
+
 def parse_shape(text):
     """"8192" -> (8192, 8192); "4095x4097" -> (4095, 4097); ValueError otherwise."""
     m = re.fullmatch(r"(\d+)(?:x(\d+))?", str(text).strip())
@@ -173,6 +180,10 @@ class Course:
             self.headline_shapes = [parse_shape(s) for s in raw.get("headline_shapes", [])]
         except ValueError as e:
             raise FactsError(f"steps/course.toml: headline_shapes: {e}")
+        # The device whose rows the pages show unless a marker says device= (None: every row).
+        self.reference_device = raw.get("reference_device")
+        if self.reference_device is not None and not str(self.reference_device).strip():
+            raise FactsError("steps/course.toml: reference_device is empty")
         self.exercises = {}  # binary -> Group
         for i, entry in enumerate(raw.get("exercise", []), 1):
             entry = dict(entry)

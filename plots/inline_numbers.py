@@ -7,14 +7,16 @@
     <!-- num latency pattern="within each page" footprint=1073741824 -->
 
 A kernel is named by its id (`./stepNN --list`, or the step's step.toml); `id=best` is the
-step's fastest kernel (copies and cuBLAS aside) and `id=ceiling` the faster of its copies.
+step's fastest kernel (copies and cuBLAS aside) and `id=ceiling` the faster of its copies. The
+rows are the course's reference device's (steps/course.toml) unless `device=H200` (a piece of
+another device's name; `vs.device=` for the second selection) names another.
 """
 
 import re
 
 from markers import MarkerError, parse_attrs, parse_shapes
 from rows import best, median, normalize_step, select
-from tables import metric_column
+from tables import device_data, metric_column, only_elsewhere
 from text import fmt_fixed, fmt_shape, fmt_sig, fmt_value, some
 
 COLUMNS = ("pct_copy", "gbps", "median_ms", "min_ms", "pct_peak", "spread", "runs")
@@ -53,6 +55,8 @@ def pick_row(data, sel):
     problem = f"{fmt_shape(shape, batch)} {type_}"
     here = select(data.bench, step=step, shape=shape, type_=type_, batch=batch)
     if not here:
+        only_elsewhere(data, f"{step} at {problem}",
+                       select(data.all_bench, step=step, shape=shape, type_=type_, batch=batch))
         raise MarkerError(f"no rows of {step} at {problem} in plots/data/bench.csv")
     known_id(data, step, kid, here)
     if kid == "best":
@@ -67,6 +71,9 @@ def pick_row(data, sel):
         return row
     found = [r for r in here if r.id == kid]
     if not found:
+        only_elsewhere(data, f"{step} '{kid}' at {problem}", [
+            r for r in select(data.all_bench, step=step, shape=shape, type_=type_, batch=batch)
+            if r.id == kid])
         ids = some(list(dict.fromkeys(r.id for r in here)), 12)
         raise MarkerError(f"no measurement of {step} '{kid}' at {problem} (there: {ids})")
     return found[0]
@@ -106,20 +113,21 @@ def render_num(text, data):
     form = form or "value"
     if form == "latency":
         return render_latency(attrs, data.latency)
-    allowed = set(SELECT) | ({"metric"} if form == "profile" else {"col"})
+    allowed = set(SELECT) | {"device"} | ({"metric"} if form == "profile" else {"col"})
     if form in ("diff", "ratio"):
-        allowed |= {"vs." + n for n in SELECT}
+        allowed |= {"vs." + n for n in SELECT + ("device",)}
     for key in attrs:
         if key not in allowed:
             raise MarkerError(f"num{'' if form == 'value' else ' ' + form}: unknown attribute "
                               f"'{key}' (allowed: {', '.join(sorted(allowed))})")
+    first_data = device_data(data, attrs)
     if form == "profile":
-        return render_profile(attrs, data)
+        return render_profile(attrs, first_data)
     col = attrs.get("col", "pct_copy")
     if col not in COLUMNS:
         raise MarkerError(f"col: '{col}' is not one of {', '.join(COLUMNS)}")
     first = selection(attrs, "")
-    row = pick_row(data, first)
+    row = pick_row(first_data, first)
     if col not in ("runs", "spread") and not row.ran:
         raise MarkerError(f"{row.step} '{row.id}' at {fmt_shape(row.shape, row.batch)} has "
                           f"no speed ({row.verified})")
@@ -129,7 +137,7 @@ def render_num(text, data):
         raise MarkerError(f"num {form}: give the second selection with vs. attributes "
                           "(vs.step=, vs.id=, ...)")
     try:
-        other = pick_row(data, selection(attrs, "vs.", first))
+        other = pick_row(device_data(first_data, attrs, "vs."), selection(attrs, "vs.", first))
     except MarkerError as e:
         raise MarkerError(f"vs.: {e}")
     if col not in ("runs", "spread") and not other.ran:
@@ -175,13 +183,19 @@ def render_profile(attrs, data):
     step, kid, shape, type_ = sel["step"], sel["id"], sel["shape"], sel["type"]
     metric = attrs["metric"]
     known_id(data, step, kid, [], passes=True)
-    here = [p for p in data.profile if p["step"] == step and p["type"] == type_
-            and (int(p["rows"]), int(p["cols"])) == shape]
+    def same(p):
+        return (p["step"] == step and p["type"] == type_
+                and (int(p["rows"]), int(p["cols"])) == shape)
+    here = [p for p in data.profile if same(p)]
     problem = f"{fmt_shape(shape)} {type_}"
     if not here:
+        only_elsewhere(data, f"num profile: {step} at {problem}",
+                       [p for p in data.all_profile if same(p)])
         raise MarkerError(f"no profiler rows of {step} at {problem} in plots/data/profile.csv")
     mine = [p for p in here if p["id"] == kid]
     if not mine:
+        only_elsewhere(data, f"num profile: {step} '{kid}' at {problem}",
+                       [p for p in data.all_profile if same(p) and p["id"] == kid])
         ids = some(list(dict.fromkeys(p["id"] for p in here)), 12)
         raise MarkerError(f"'{kid}' was not profiled for {step} at {problem} (there: {ids})")
     named = lambda p: metric in (p["metric"], metric_column(p["metric"], p.get("unit", ""))[0])

@@ -64,9 +64,11 @@ def main(argv=None):
         return 1
     problems = []
     figures = catalog(data, root, problems)
-    print(f"data: {len(data.bench)} benchmark measurements "
-          f"({sum(r.runs for r in data.bench)} rows), {len(data.profile)} profiler rows, "
-          f"{len(data.bankmaps)} bank maps")
+    devices = data.devices()
+    print(f"data: {len(data.all_bench)} benchmark measurements "
+          f"({sum(r.runs for r in data.all_bench)} rows), {len(data.all_profile)} profiler rows, "
+          f"{len(data.bankmaps)} bank maps; {len(devices)} device(s), the pages show "
+          f"{data.device or 'every one'} unless a marker says device=")
     for p in problems:
         print(p, file=sys.stderr)
     failed = bool(problems)
@@ -144,7 +146,7 @@ def check_markdown(root, check, data, figures, only=None):
                 return render_results_table(text, data, md)
             if kind == "pattern-table":
                 return render_pattern_table(text, data)
-            return render_figure(text, figures, md, committed)
+            return render_figure(text, figures, md, committed, data)
 
         old = md.read_text()
         new, findings, changed = rewrite(old, render, lambda text: render_num(text, data))

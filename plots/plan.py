@@ -43,7 +43,7 @@ class Problem:
         self.nbytes = self.rows * self.cols * batch * elem_bytes
         self.kernels = kernels
         mode = option_value(self.argv, "--mode")
-        self.label = binary if peers else \
+        self.label = f"{binary} ({source})" if peers else \
             f"{binary} {self.rows}x{self.cols} {type_}" + (f" ({mode})" if mode else "") + \
             (f" batch {batch}" if batch != 1 else "")
 
@@ -162,11 +162,13 @@ def plan(course, binaries, sizes, wanted=None, peers_ok=None):
             problems.append(Problem(name, [], source=shown, peers=facts.peers))
         else:
             notes.append(f"note: {shown} skipped: its imports fail here (torch)")
-    # The same binary and arguments twice (two groups naming one problem) runs once.
+    # The same binary and arguments twice (two groups naming one problem) runs once; two steps'
+    # peers scripts of one library are two problems.
     seen, unique = set(), []
     for p in problems:
-        if (p.binary, same_options(p.argv)) not in seen:
-            seen.add((p.binary, same_options(p.argv)))
+        key = (p.binary, same_options(p.argv), p.peers)
+        if key not in seen:
+            seen.add(key)
             unique.append(p)
     return unique, notes
 

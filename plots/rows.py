@@ -1,11 +1,15 @@
 """The measured data of plots/data/, read: bench.csv's runs aggregated into one row per
 measurement, and the profiler, latency, pattern and bank-map files as they are.
 
-A measurement is the runs of one kernel (step, id) on one problem (type, rows, cols, batch). It
-reads as one Row: the median over the runs of median_ms, gbps, pct_copy and pct_peak, the fastest
-min_ms, .spread (max - min of pct_copy over the runs, 0 for one run), .runs, .gbps_lo and .gbps_hi
-(the slowest and fastest run), and one verdict: FAILED if any run failed, yes if any verified,
-else what the runs say (skipped, refused, -). Standard library only.
+A measurement is the runs of one kernel (step, id) on one problem (type, rows, cols, batch) on one
+device. It reads as one Row: the median over the runs of median_ms, gbps, pct_copy and pct_peak,
+the fastest min_ms, .spread (max - min of pct_copy over the runs, 0 for one run), .runs, .gbps_lo
+and .gbps_hi (the slowest and fastest run), and one verdict: FAILED if any run failed, yes if any
+verified, else what the runs say (skipped, refused, -).
+
+The files may hold rows of several devices. Data shows one: the course's reference device
+(steps/course.toml) unless data.on("H200") picks another by a piece of its name. Standard library
+only.
 """
 
 import copy
@@ -15,7 +19,7 @@ import re
 import sys
 from pathlib import Path
 
-from facts import Course
+from facts import Course, gpu_count
 
 
 class Row:
@@ -39,7 +43,7 @@ class Row:
     @property
     def key(self):
         """What identifies one measurement; the rows with the same key are its runs."""
-        return (self.step, self.id, self.type, self.rows, self.cols, self.batch)
+        return (self.step, self.id, self.type, self.rows, self.cols, self.batch, self.device)
 
     @property
     def shape(self):
@@ -186,34 +190,88 @@ def load_bankmaps(path):
             for layout, tiles in by_tile.items()}
 
 
+class DeviceError(ValueError):
+    """A device= that names no device of the data, or several."""
+
+
 class Data:
     """Everything plots/data/ holds, read once, and the course's facts: what the tables, the
-    numbers and the figures (the lesson modules' too) are made from."""
+    numbers and the figures (the lesson modules' too) are made from. .bench and .profile are the
+    rows of one device, .device: the course's reference device (every row when the course names
+    none), or the one on() picked; .all_bench and .all_profile keep every device's."""
 
     def __init__(self, folder, course=None):
         folder = Path(folder)
         self.folder = folder
         self.course = course or Course()
-        self.bench = load_bench(folder / "bench.csv")
-        self.profile = read_csv(folder / "profile.csv")
+        self.all_bench = load_bench(folder / "bench.csv")
+        self.all_profile = read_csv(folder / "profile.csv")
         self.latency = read_csv(folder / "latency.csv")
         self.patterns = read_csv(folder / "patterns.csv")
         self.bankmap_rows = read_csv(folder / "bankmap.csv")
         self.bankmaps = load_bankmaps(folder / "bankmap.csv")
+        self.reference_device = self.course.reference_device
+        self._show(self.reference_device)
+
+    def _show(self, device):
+        self.device = device
+        self.bench = [r for r in self.all_bench if device is None or r.device == device]
+        self.profile = [p for p in self.all_profile
+                        if device is None or p.get("device") == device]
+
+    def devices(self):
+        """Every device of bench.csv and profile.csv, sorted."""
+        return sorted({r.device for r in self.all_bench}
+                      | {p.get("device", "") for p in self.all_profile} - {""})
+
+    def device_named(self, text):
+        """The one device whose name is `text` or holds it (any case); DeviceError else."""
+        devices = self.devices()
+        found = [d for d in devices if d == text] or \
+                [d for d in devices if text.lower() in d.lower()]
+        if len(found) != 1:
+            what = "no device" if not found else f"{len(found)} devices"
+            raise DeviceError(f"'{text}' matches {what} of plots/data "
+                              f"({'; '.join(found or devices) or 'no rows'})")
+        return found[0]
+
+    def on(self, text):
+        """The same data showing the rows of the device `text` names (see device_named)."""
+        view = copy.copy(self)
+        view._show(self.device_named(text))
+        return view
+
+    def where(self, step):
+        """The data showing the device that measured `step`: the reference device when it did,
+        else the first other one (by name) that did; self when no device did."""
+        devices = sorted({r.device for r in self.all_bench if r.step == step})
+        if not devices or self.device is None or self.device in devices:
+            return self
+        return self.on(devices[0])
+
+    def hint(self, device):
+        """The shortest word of a device's name that names it alone: what device= may say."""
+        others = [d for d in self.devices() if d != device]
+        words = sorted(device.split(), key=len)
+        return next((w for w in words if not any(w.lower() in d.lower() for d in others)),
+                    device)
 
 
 def journey(data, shapes=None):
     """The README's rows of the journey: [(step, role, label, {shape: row or None})], one per
-    numbered step (labs, exercises and peers aside) with its fastest float32 kernel (role "");
-    a step whose facts say [twice] first shows its headline kernel (role "headline", labelled
-    twice.label), then its fastest (role "best", labelled twice.best)."""
+    numbered step (labs, exercises and peers aside) with its fastest float32 kernel (role "", on
+    as many GPUs as its headline kernel); a step whose facts say [twice] first shows its
+    headline kernel (role "headline", labelled twice.label), then its fastest (role "best",
+    labelled twice.best)."""
     shapes = shapes or data.course.headline_shapes
     out = []
     for step in sorted({r.step for r in data.bench if step_number(r.step)}):
-        here = {s: [r for r in select(data.bench, step=step, shape=s, type_="f32")
-                    if not r.is_reference] for s in shapes}
-        bests = {s: best(rows) for s, rows in here.items()}
         facts = data.course.of(step)
+        # Kernels on as many GPUs as the headline's (step 10's ids say how many) compete.
+        gpus = gpu_count(facts.headline) if facts else ""
+        here = {s: [r for r in select(data.bench, step=step, shape=s, type_="f32")
+                    if not r.is_reference and gpu_count(r.id) == gpus] for s in shapes}
+        bests = {s: best(rows) for s, rows in here.items()}
         if facts and facts.twice:
             headline = {s: next((r for r in rows if r.id == facts.headline and r.ran), None)
                         for s, rows in here.items()}

@@ -6,13 +6,19 @@ between a block marker and its end (plots/README.md, "Blocks").
     <!-- pattern-table type=f64 shapes=16384x16384 -->
     <!-- results-table -->
     <!-- figure name=progression -->
+
+Bench and profile tables and figures show the course's reference device (steps/course.toml);
+`device=H200` (a piece of another device's name) shows that one. A marker whose rows were
+measured only on another device fails, saying which device= would show them.
 """
 
 import os
 from pathlib import Path
 
 from markers import MarkerError, check_attrs, parse_attrs, parse_shapes
-from rows import best, journey, measured_on, median, normalize_step, select, step_number
+from facts import gpu_count
+from rows import (DeviceError, best, journey, measured_on, median, normalize_step, select,
+                  step_number)
 from text import cell, fmt_ms, fmt_shape, fmt_value, table
 
 NO_BENCH = "_No measurements yet: run `make bench` on a GPU, then `make plots`._"
@@ -20,6 +26,40 @@ NO_PROFILE = ("_No profiler counters yet: run `make profile STEP=NN` on a GPU, "
               "then `make plots`._")
 NO_PATTERNS = ("_No pattern timings yet: run `./step08_patterns --csv plots/data/patterns.csv` "
                "on a GPU, then `make plots`._")
+
+
+def device_data(data, attrs, prefix=""):
+    """The data a marker reads: the rows of the device its device= names, else the reference
+    device's."""
+    text = attrs.get(prefix + "device")
+    if text is None:
+        return data
+    try:
+        return data.on(text)
+    except DeviceError as e:
+        raise MarkerError(f"{prefix}device: {e}")
+
+
+def device_of(row):
+    return row.device if hasattr(row, "device") else row.get("device", "")
+
+
+def only_elsewhere(data, what, elsewhere):
+    """Raises MarkerError when rows of `elsewhere` (those the marker asks for, on any device)
+    were measured on other devices than the one the marker reads, saying which device= shows
+    them; returns when there are none."""
+    others = sorted({device_of(r) for r in elsewhere} - {data.device, ""})
+    if data.device is None or not others:
+        return
+    which = ("the reference device, steps/course.toml" if data.device == data.reference_device
+             else "the device asked")
+    hints = " or ".join(f'device={quote(data.hint(d))}' for d in others)
+    raise MarkerError(f"{what}: no rows on {data.device} ({which}); measured on "
+                      f"{'; '.join(others)}: say {hints}")
+
+
+def quote(value):
+    return f'"{value}"' if " " in value else value
 
 
 def parse_ids(attrs):
@@ -63,8 +103,9 @@ def runs_note(rows):
 
 def render_bench_table(text, data):
     _, attrs = parse_attrs(text)
-    check_attrs("bench-table", attrs, ("steps", "shapes", "type", "ids", "batch"),
+    check_attrs("bench-table", attrs, ("steps", "shapes", "type", "ids", "batch", "device"),
                 required=("steps", "shapes"))
+    data = device_data(data, attrs)
     steps = [normalize_step(s) for s in attrs["steps"].split(",")]
     shapes = parse_shapes(attrs["shapes"])
     types = attrs.get("type", "f32").split(",")
@@ -80,21 +121,26 @@ def render_bench_table(text, data):
         for shape in shapes:
             here = select(data.bench, shape=shape, type_=type_, batch=batch)
             per_step = [[r for r in here if r.step == s] for s in steps]
-            # The copy ceiling of the first listed step that ran here: the rows below it are
-            # percentages of that same kind of run.
+            kernels = [r for rows in per_step for r in rows
+                       if not r.is_reference and (ids is None or r.id in ids)]
+            # The copy ceiling of the first listed step that ran here (on as many GPUs as the
+            # kernels shown): the rows below it are percentages of that same kind of run.
+            gpus = {gpu_count(r.id) for r in kernels}
             ran_steps = [rows for rows in per_step if rows]
             refs = []
             if ran_steps:
-                copy_row = best([r for r in ran_steps[0] if r.is_copy])
+                copy_row = best([r for r in ran_steps[0] if r.is_copy and gpu_count(r.id) in gpus])
                 refs += [copy_row] if copy_row else []
             cublas = next((c for c in (best([r for r in rows if r.is_cublas]) for rows in per_step)
                            if c), None)
             refs += [cublas] if cublas else []
-            kernels = [r for rows in per_step for r in rows
-                       if not r.is_reference and (ids is None or r.id in ids)]
             if kernels:
                 picked += [(type_, r) for r in refs + kernels]
     if not picked:
+        only_elsewhere(data, "bench-table", [
+            r for r in data.all_bench if r.step in steps and r.shape in shapes
+            and r.type in types and r.batch == batch and not r.is_reference
+            and (ids is None or r.id in ids)])
         return [NO_BENCH]
     shown = [r for _, r in picked]
     with_spread = any(r.runs > 1 for r in shown)
@@ -176,18 +222,22 @@ def profile_step(step):
 
 def render_profile_table(text, data):
     _, attrs = parse_attrs(text)
-    check_attrs("profile-table", attrs, ("steps", "ids", "shapes", "type", "metrics"),
+    check_attrs("profile-table", attrs, ("steps", "ids", "shapes", "type", "metrics", "device"),
                 required=("steps",))
+    data = device_data(data, attrs)
     steps = [normalize_step(s) for s in attrs["steps"].split(",")]
     ids = parse_ids(attrs)
     shapes = parse_shapes(attrs["shapes"]) if "shapes" in attrs else None
     type_ = attrs.get("type")
 
-    picked = [p for p in data.profile if p["step"] in steps and (ids is None or p["id"] in ids)
-              and (shapes is None or (int(p["rows"]), int(p["cols"])) in shapes)
-              and (type_ is None or p["type"] == type_)]
+    def wanted(p):
+        return (p["step"] in steps and (ids is None or p["id"] in ids)
+                and (shapes is None or (int(p["rows"]), int(p["cols"])) in shapes)
+                and (type_ is None or p["type"] == type_))
+    picked = [p for p in data.profile if wanted(p)]
     runs = ", ".join(f"`make profile STEP={profile_step(s)}`" for s in steps if profile_step(s))
     if not picked:
+        only_elsewhere(data, "profile-table", [p for p in data.all_profile if wanted(p)])
         return [NO_PROFILE.replace("`make profile STEP=NN`", runs)] if runs else [NO_PROFILE]
     # One table row per (step, kernel, problem) in the order of the steps listed; one column
     # per metric, known metrics in METRICS' order, unknown ones after, in order of appearance.
@@ -271,6 +321,16 @@ def render_results_table(text, data, md_path):
     rows_of = {}
     for step, role, label, per_shape in journey(data):
         rows_of.setdefault(step_number(step), []).append((role, label, per_shape))
+    # A lesson with no row on this device: its rows from the device that measured it, named in
+    # its row and in a note of its own.
+    apart = {}
+    others = sorted({r.device for r in data.all_bench} - {data.device}) if data.device else []
+    for device in others:
+        for step, role, label, per_shape in journey(data.on(device)):
+            nn = step_number(step)
+            if nn not in rows_of or apart.get(nn) == device:
+                rows_of.setdefault(nn, []).append((role, label, per_shape))
+                apart[nn] = device
     here = md_path.parent
     header = ["step", "idea"]
     for shape in shapes:
@@ -297,11 +357,14 @@ def render_results_table(text, data, md_path):
                 text = f"the same kernel, the {label} measured ({' / '.join(kernels) or '-'})"
             else:
                 text = idea
+            if nn in apart:
+                text += f"; on {apart[nn]}"
             cells = [f"{link}, {label}" if label else link, cell(text)]
             for shape in shapes:
                 top = per_shape.get(shape)
                 cells += numbers_of(top)
-                shown += [top] if top else []
+                if nn not in apart:
+                    shown += [top] if top else []
             body.append(cells)
     # References: the best copy ceiling and cuBLAS any step measured at the headline shapes,
     # and PyTorch where it was measured.
@@ -333,18 +396,47 @@ def render_results_table(text, data, md_path):
         runs = str(many[0]) if len(many) == 1 else f"{many[0]} to {many[-1]}"
         note += (f" Each number is the median of {runs} separate runs; over those runs % of copy "
                  f"moved by at most {max(r.spread for r in shown):.1f} points.")
+    for nn, device in apart.items():
+        note += " " + apart_note(nn, data.on(device), rows_of[nn])
     return lines + ["", note]
+
+
+def apart_note(nn, data, entries):
+    """The sentence on a lesson measured on another device: where, and its copy ceiling (the
+    copy its own runs timed, on as many GPUs as its kernel)."""
+    rows = [r for _, _, per_shape in entries for r in per_shape.values() if r]
+    copies = []
+    for r in rows:
+        copy_row = best([c for c in select(data.bench, step=r.step, shape=r.shape, type_="f32")
+                         if c.is_copy and gpu_count(c.id) == gpu_count(r.id)])
+        if copy_row:
+            copies.append(copy_row.kernel.removeprefix("copy: "))
+    against = f", against the copy its runs timed ({'; '.join(dict.fromkeys(copies))})"
+    runs = sorted({r.runs for r in rows})
+    many = str(runs[0]) if len(runs) == 1 else f"{runs[0]} to {runs[-1]}"
+    return (f"Step {nn}: on {measured_on(rows)}{against if copies else ''}; medians of {many} "
+            f"runs, spread at most {max(r.spread for r in rows):.1f} points.")
 
 
 # -- figure ---------------------------------------------------------------------------------------
 
-def render_figure(text, catalog, md_path, figures_dir):
+def render_figure(text, catalog, md_path, figures_dir, data=None):
     """A link to plots/figures/NAME.png, relative to the page; the catalog ({name: Figure}) says
-    whether its data is there."""
+    whether its data is there, and the device its rows were measured on must be the one the
+    marker names (device=), else the reference device."""
     _, attrs = parse_attrs(text)
-    check_attrs("figure", attrs, ("name",), required=("name",))
+    check_attrs("figure", attrs, ("name", "device"), required=("name",))
     name = attrs["name"]
     entry = catalog.get(name)
+    if data is not None and entry is not None and entry.ready and data.device:
+        shows = device_data(data, attrs)
+        drawn = sorted({device_of(r) for r in entry.rows} - {""})
+        if drawn and drawn != [shows.device]:
+            asked = (f"device={attrs['device']}" if "device" in attrs
+                     else "the reference device, steps/course.toml")
+            hints = " or ".join(f"device={quote(data.hint(d))}" for d in drawn)
+            raise MarkerError(f"figure: {name} is drawn from rows measured on {'; '.join(drawn)}, "
+                              f"not on {shows.device} ({asked}): say {hints}")
     path = figures_dir / f"{name}.png"
     if entry is None:
         if not path.exists():  # neither drawn here nor a picture kept in plots/figures

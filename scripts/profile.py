@@ -163,13 +163,14 @@ def kernel_rows(step, kid, name, found, run, passes):
 
 def replace_rows(path, new_rows, step, problem, ids):
     """Writes `path` with the step's rows of that problem (of those ids, when given; a kernel's
-    passes with it) replaced by new_rows."""
+    passes with it) on the new rows' device replaced by new_rows; other devices' rows stay."""
     kept = []
+    devices = {r[HEADER.index("device")] for r in new_rows}
     if path.exists():
         with open(path, newline="") as f:
             for r in csv.DictReader(f):
                 same = (r.get("step") == step and (r.get("type"), r.get("rows"), r.get("cols"))
-                        == problem)
+                        == problem and r.get("device") in devices)
                 mine = ids is None or re.sub(r"-pass\d+$", "", r.get("id", "")) in ids
                 if not (same and mine):
                     kept.append([r.get(h, "") for h in HEADER])

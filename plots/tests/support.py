@@ -20,12 +20,13 @@ PROFILE_HEADER = "step,id,kernel,type,rows,cols,metric,value,unit,device,driver,
 
 
 def bench_row(step, kid, kernel, pct, gbps=None, ms=None, shape=(8192, 8192), type_="f32",
-              batch=1, verified="yes", block="32x8", min_ms=None, date="2026-01-01"):
+              batch=1, verified="yes", block="32x8", min_ms=None, date="2026-01-01",
+              device="Test GPU"):
     gbps = gbps if gbps is not None else pct * 30
     ms = ms if ms is not None else 537.0 / gbps
     return [step, kid, kernel, block, "-", type_, str(shape[0]), str(shape[1]), str(batch),
             str(ms), str(min_ms if min_ms is not None else ms * 0.95), f"{gbps:.1f}",
-            f"{pct:.1f}", f"{pct * 0.87:.1f}", verified, "Test GPU", "1.0", "13.0", date]
+            f"{pct:.1f}", f"{pct * 0.87:.1f}", verified, device, "1.0", "13.0", date]
 
 
 # Three runs of two step07 kernels, one run of step05's, and step 01's two naive kernels.

@@ -126,6 +126,10 @@ class Plan(unittest.TestCase):
         self.assertEqual(modes, {"inplace", "batched", "inplace-batched"})
         self.assertEqual(of("step08")[0].nbytes, 1024 * 1024 * 4)
         self.assertIn(8 * 16384 * 16384, {p.nbytes for p in of("step09")})
+        # Each step's peers script runs, though two share a name (peers_pytorch.py).
+        scripts = {p.peers for p in problems if p.peers}
+        self.assertEqual(scripts, {f.peers for f in course.lessons().values() if f.peers})
+        self.assertGreater(len(scripts), 1)
 
 
 class Facts_(unittest.TestCase):

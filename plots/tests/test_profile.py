@@ -78,13 +78,15 @@ class Counters(unittest.TestCase):
             with open(path, "w", newline="") as f:
                 csv.writer(f, lineterminator="\n").writerows(
                     [profile.HEADER, row("rect-pass1"), row("rect-pass2"), row("other"),
-                     row("rect-pass1", rows="8192")])
+                     row("rect-pass1", rows="8192"),
+                     row("rect-pass2")[:7] + ["3", "", "GPU2", "1", "d"]])
             profile.replace_rows(path, [row("rect-pass1")[:7] + ["2", "", "GPU", "1", "d"]],
                                  "step09", ("f32", "8191", "4097"), {"rect"})
             with open(path, newline="") as f:
                 got = [(r["id"], r["rows"], r["value"]) for r in csv.DictReader(f)]
+        # Another device's rows of the same problem stay.
         self.assertEqual(sorted(got), [("other", "8191", "1"), ("rect-pass1", "8191", "2"),
-                                       ("rect-pass1", "8192", "1")])
+                                       ("rect-pass1", "8192", "1"), ("rect-pass2", "8191", "3")])
 
 
 if __name__ == "__main__":
