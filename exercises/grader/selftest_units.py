@@ -5,6 +5,7 @@ runs' plumbing with stand-ins for the tool and the worker (attacks on it include
 
 import json
 import os
+import shutil
 import struct
 import subprocess
 import tempfile
@@ -350,6 +351,23 @@ def sandbox_checks():
         ran = box.run(["/bin/sh", "-c", "sleep 100 & sleep 100"], timeout=1, log=log)
         out.append(("sandbox: the time limit holds", ran.timed_out and
                     time.monotonic() - start < 10, "%.1f s" % (time.monotonic() - start)))
+        # A tool installed outside the system folders (a CMake in a Python environment under
+        # /opt, say), several folders down from any folder the sandbox shows: it must still run.
+        top = Path(tempfile.mkdtemp(prefix="grader-selftest-", dir="/var/lib"))
+        try:
+            tool = top / "opt" / "env"
+            (tool / "bin").mkdir(parents=True)
+            (tool / "bin" / "tool").write_text("#!/bin/sh\necho tool ran\n")
+            os.chmod(tool / "bin" / "tool", 0o755)
+            for d in (top, top / "opt"):
+                os.chmod(d, 0o755)
+            box.roots.append(str(tool))
+            ran = box.run([str(tool / "bin" / "tool")], timeout=20, log=log)
+            box.roots.remove(str(tool))
+            out.append(("sandbox: a tool installed deep outside the system folders runs",
+                        "tool ran" in ran.output, ran.output[-300:]))
+        finally:
+            shutil.rmtree(top, ignore_errors=True)
         data = private / "data"
         data.touch(mode=0o600)
         os.chown(data, box.uid, box.gid)
