@@ -3,7 +3,7 @@ between a block marker and its end (plots/README.md, "Blocks").
 
     <!-- bench-table steps=step04,step05 shapes=8192x8192 [ids=a,b] [type=f32,f16] [batch=N] -->
     <!-- profile-table steps=step02,step03 [ids=...] [shapes=...] [type=...] [metrics=all] -->
-    <!-- pattern-table type=f64 shapes=16384x16384 -->
+    <!-- pattern-table tool=step08_patterns type=f64 shapes=16384x16384 -->
     <!-- results-table -->
     <!-- figure name=progression -->
 
@@ -24,7 +24,7 @@ from text import cell, fmt_ms, fmt_shape, fmt_value, table
 NO_BENCH = "_No measurements yet: run `make bench` on a GPU, then `make plots`._"
 NO_PROFILE = ("_No profiler counters yet: run `make profile STEP=NN` on a GPU, "
               "then `make plots`._")
-NO_PATTERNS = ("_No pattern timings yet: run `./step08_patterns --csv plots/data/patterns.csv` "
+NO_PATTERNS = ("_No pattern timings yet: run `./TOOL --csv plots/data/patterns.csv` "
                "on a GPU, then `make plots`._")
 
 
@@ -275,10 +275,12 @@ def render_profile_table(text, data):
 # -- pattern-table --------------------------------------------------------------------------------
 
 def render_pattern_table(text, data):
-    """step08_patterns' lines for one element type at the shapes listed: the median of the runs
-    of each line (every row of the same shape, pattern and group is one run), with the spread."""
+    """The lines of the pattern tool (tool=, the binary that writes patterns.csv) for one element
+    type at the shapes listed: the median of the runs of each line (every row of the same shape,
+    pattern and group is one run), with the spread."""
     _, attrs = parse_attrs(text)
-    check_attrs("pattern-table", attrs, ("type", "shapes"), required=("type", "shapes"))
+    check_attrs("pattern-table", attrs, ("tool", "type", "shapes"),
+                required=("tool", "type", "shapes"))
     shapes = parse_shapes(attrs["shapes"])
     runs = {}
     for p in data.patterns:
@@ -286,7 +288,7 @@ def render_pattern_table(text, data):
         if p["type"] == attrs["type"] and shape in shapes:
             runs.setdefault((shape, p["pattern"], p["group_rows"]), []).append(p)
     if not runs:
-        return [NO_PATTERNS]
+        return [NO_PATTERNS.replace("TOOL", attrs["tool"])]
     body = []
     for (shape, pattern, group), got in sorted(runs.items(),
                                                key=lambda kv: shapes.index(kv[0][0])):
@@ -302,7 +304,7 @@ def render_pattern_table(text, data):
     over = (f"{counts[0]} runs" if len(counts) == 1 else f"{counts[0]} to {counts[-1]} runs")
     return (table(["pattern", "shape", "group", "median ms", "GB/s", "% of stream", "spread"],
                   body)
-            + ["", f"Measured on {'; '.join(setups)} (`./step08_patterns --type {attrs['type']}`, "
+            + ["", f"Measured on {'; '.join(setups)} (`./{attrs['tool']} --type {attrs['type']}`, "
                    f"the median of {over}). group: tile rows per group of the tile order, '-' for "
                    "a linear stream; % of stream: against the linear stream of the same kind "
                    "(reads, writes, or the copy for the transpose); spread: the largest minus the "

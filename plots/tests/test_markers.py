@@ -229,7 +229,7 @@ class Tables(unittest.TestCase):
         runs = "".join(f"f64,64,64,reads: linear stream,-,{ms},{gbps},{pct},GPU,1,1,d\n"
                        for ms, gbps, pct in ((1.0, 100, 100.0), (3.0, 90, 97.0), (2.0, 95, 99.0)))
         repo = Repo(ROWS, {"steps/01_naive/README.md":
-                           "<!-- pattern-table type=f64 shapes=64x64 -->\n<!-- /pattern-table -->"})
+                           "<!-- pattern-table tool=step08_patterns type=f64 shapes=64x64 -->\n<!-- /pattern-table -->"})
         self.addCleanup(repo.close)
         (repo.root / "plots" / "data" / "patterns.csv").write_text(header + runs)
         code, _, err = repo.run()
