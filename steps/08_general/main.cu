@@ -4,7 +4,6 @@
 #include "variants.cuh"
 
 int main(int argc, char** argv) {
-  using course::ElemType;
   course::StepInfo step;
   step.binary = "step08";
   step.title = "general transpose: any shape, any element type";
@@ -14,8 +13,7 @@ int main(int argc, char** argv) {
       "elements, and 2-byte ones on rows off 16 bytes), 16-byte vectors with narrow elements\n"
       "packed in registers (rows on 16 bytes), and shifted vectors (bytes on any rows). 'auto' is\n"
       "the launcher: it names the kernel it picks for the shape.";
-  step.types = {ElemType::f32, ElemType::f64, ElemType::f16, ElemType::bf16, ElemType::i8,
-                ElemType::b128};
+  step.types = course::all_elem_types();  // every type, float32 (the default) first
   step.cublas_reference = true;
   return course::run_step(argc, argv, step, [](const course::Options& opt) {
     return step08::variants(opt.problem.type, &opt.problem);

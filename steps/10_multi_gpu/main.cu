@@ -4,7 +4,6 @@
 #include "methods.cuh"
 
 int main(int argc, char** argv) {
-  using course::ElemType;
   course::StepInfo step;
   step.binary = "step10";
   step.title = "the transpose across GPUs: step 08's tiles, NCCL's all-to-all, overlapped";
@@ -17,8 +16,7 @@ int main(int argc, char** argv) {
       "the same run). Each GPU checks its own block. ./step10 uses every GPU of this machine;\n"
       "mpirun -np G ./step10 starts one process per GPU on any machines. In the table, GB/s\n"
       "is per GPU and % a2a takes the place of % copy: the all-to-all is this step's ceiling.";
-  step.types = {ElemType::f32, ElemType::f64, ElemType::f16, ElemType::bf16, ElemType::i8,
-                ElemType::b128};
+  step.types = course::all_elem_types();  // every type, float32 (the default) first
   step10::add_multi_options(&step);
   return step10::run_multi(argc, argv, step,
                            [](const course::Options&) { return step10::methods(); });

@@ -7,7 +7,6 @@
 #include "lab_variants.cuh"
 
 int main(int argc, char** argv) {
-  using course::ElemType;
   course::StepInfo step;
   step.binary = "step08-lab";
   step.title = "general transpose, experiments: tile shapes, realigned vectors, a smaller tile";
@@ -15,8 +14,7 @@ int main(int argc, char** argv) {
       "The lesson's launcher ('auto') and its kernels, then what was tried and not kept:\n"
       "the vector kernel with other tile shapes, the vector kernel realigned onto rows that do\n"
       "not start on 16 bytes (4- and 8-byte elements), and the scalar kernel with a 32 x 32 tile.";
-  step.types = {ElemType::f32, ElemType::f64, ElemType::f16, ElemType::bf16, ElemType::i8,
-                ElemType::b128};
+  step.types = course::all_elem_types();  // every type, float32 (the default) first
   return course::run_step(argc, argv, step, [](const course::Options& opt) {
     return step08_lab::variants(opt.problem.type, &opt.problem);
   });

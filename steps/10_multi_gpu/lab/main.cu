@@ -3,7 +3,6 @@
 #include "lab_methods.cuh"
 
 int main(int argc, char** argv) {
-  using course::ElemType;
   course::StepInfo step;
   step.binary = "step10-lab";
   step.title = "the transpose across GPUs: plain order, pipeline, peer writes";
@@ -12,8 +11,7 @@ int main(int argc, char** argv) {
       "overlapped: the lesson's pipeline of chunks on three streams.\n"
       "peer writes: one kernel writes each transposed tile straight into the output of the GPU\n"
       "that owns it, through CUDA IPC (one machine only; refused elsewhere).";
-  step.types = {ElemType::f32, ElemType::f64, ElemType::f16, ElemType::bf16, ElemType::i8,
-                ElemType::b128};
+  step.types = course::all_elem_types();  // every type, float32 (the default) first
   step10::add_multi_options(&step);
   return step10::run_multi(argc, argv, step,
                            [](const course::Options&) { return step10::lab_methods(); });
