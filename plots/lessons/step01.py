@@ -25,8 +25,8 @@ def shapes_measured(data):
 
 def rows_drawn(data):
     shapes = shapes_measured(data)
-    return [r for r in data.bench if r.step in ("step01", "step02") and r.shape in shapes
-            and r.type == "f32" and r.batch == 1]
+    return [r for r in select(data.bench, type_="f32")
+            if r.step in ("step01", "step02") and r.shape in shapes]
 
 
 def draw(data, path):

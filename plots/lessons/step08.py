@@ -74,8 +74,8 @@ def narrow_measured(data):
 
 def rows_drawn(data):
     shapes = shapes_measured(data)
-    wide = [r for r in data.bench if r.step in ("step07", "step08") and r.shape in shapes
-            and r.type == "f32" and r.batch == 1]
+    wide = [r for r in select(data.bench, type_="f32")
+            if r.step in ("step07", "step08") and r.shape in shapes]
     narrow = [r for t, s in narrow_measured(data)
               for r in select(data.bench, step="step08", shape=s, type_=t)]
     return wide + narrow if shapes else []
