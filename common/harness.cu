@@ -1,7 +1,6 @@
 #include "harness.cuh"
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -62,15 +61,6 @@ std::string gib(std::size_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1 << 30));
   return buf;
-}
-
-// True when @p path can be appended to. A file that does not exist yet is created to find out,
-// then removed again, so that a run stopped later (no device) leaves nothing behind.
-bool can_append(const std::string& path) {
-  if (std::ifstream(path)) return static_cast<bool>(std::ofstream(path, std::ios::app));
-  if (!std::ofstream(path, std::ios::app)) return false;
-  std::remove(path.c_str());
-  return true;
 }
 
 // The arguments' own checks, which need no device: a writable --csv (the step's checks ran when

@@ -101,6 +101,13 @@ std::string csv_rows(const Report& r) {
   return s.str();
 }
 
+bool can_append(const std::string& path) {
+  if (std::ifstream(path)) return static_cast<bool>(std::ofstream(path, std::ios::app));
+  if (!std::ofstream(path, std::ios::app)) return false;
+  std::remove(path.c_str());
+  return true;
+}
+
 void append_csv(const std::string& path, const Report& report) {
   bool empty = true;
   {

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -91,14 +90,6 @@ std::unique_ptr<std::uint8_t[]> host_bytes(std::size_t n) {
   std::unique_ptr<std::uint8_t[]> p(new (std::nothrow) std::uint8_t[n ? n : 1]);
   if (!p) throw UsageError("not enough host memory: " + std::to_string(n >> 20) + " MiB needed");
   return p;
-}
-
-// True when @p path can be appended to; a new file is created to find out, then removed.
-bool can_append(const std::string& path) {
-  if (std::ifstream(path)) return static_cast<bool>(std::ofstream(path, std::ios::app));
-  if (!std::ofstream(path, std::ios::app)) return false;
-  std::remove(path.c_str());
-  return true;
 }
 
 // Values every GPU contributes and every GPU gets back, through NCCL like every other byte.
@@ -453,7 +444,7 @@ int run_multi(int argc, char** argv, const course::StepInfo& step, const MethodL
     if (methods.empty()) {
       throw UsageError("--only: no kernel of " + step.binary + " matches '" + opt.only + "'");
     }
-    if (lead && !opt.csv.empty() && !can_append(opt.csv)) {
+    if (lead && !opt.csv.empty() && !course::can_append(opt.csv)) {
       throw UsageError("--csv: cannot write '" + opt.csv + "'");
     }
     team.join(g == "all" ? 0 : std::stoi(g), step.binary);
