@@ -64,18 +64,26 @@ struct Layout {
   std::int64_t out_elems(int g) const { return col_blocks().count(g) * rows; }
 
   /// In GPU s's send buffer: chunk c of its rows, transposed (cols x h), holds the piece for each
-  /// GPU d as its rows col_blocks().first(d).. : contiguous, count(d) x h.
+  /// GPU d as its rows col_blocks().first(d).. : contiguous, count(d) x h. It starts on 16 bytes
+  /// when h is a multiple of 16 (every chunk but the last, see Chunks); the last chunk's pieces
+  /// may not.
   Piece sent(int s, int d, int c) const {
     const Chunks ch = chunks_of(s);
     return {ch.first(c) * cols + col_blocks().first(d) * ch.count(c),
             col_blocks().count(d) * ch.count(c)};
   }
+  /// Elements in 16 bytes (one at least): every piece in the receive buffer starts on 16 bytes.
+  std::int64_t align() const { return elem >= 16 ? 1 : static_cast<std::int64_t>(16 / elem); }
   /// In GPU d's receive buffer: the piece of chunk c from GPU s, in the order of the input rows
-  /// it came from, so that every piece has its own place.
+  /// it came from, so that every piece has its own place; the k-th piece moved on by up to k + 1
+  /// times 16 bytes so that it starts on 16 bytes (NCCL copies aligned pieces faster).
   Piece received(int d, int s, int c) const {
-    return {col_blocks().count(d) * (row_blocks().first(s) + chunks_of(s).first(c)),
-            col_blocks().count(d) * chunks_of(s).count(c)};
+    const std::int64_t q = align(), k = static_cast<std::int64_t>(s) * chunks + c;
+    const std::int64_t at = col_blocks().count(d) * (row_blocks().first(s) + chunks_of(s).first(c));
+    return {(at + k * q + q - 1) / q * q, col_blocks().count(d) * chunks_of(s).count(c)};
   }
+  /// Elements of GPU d's receive buffer: its output block and room for the alignment.
+  std::int64_t recv_elems(int d) const { return out_elems(d) + (static_cast<std::int64_t>(gpus) * chunks + 1) * align(); }
   /// The first column of every output row on GPU d that the piece of chunk c from GPU s fills:
   /// its input rows' numbers in the whole matrix (the same on every GPU d).
   std::int64_t column(int s, int c) const { return row_blocks().first(s) + chunks_of(s).first(c); }

@@ -1,11 +1,12 @@
-// The method of step 10 as the harness sees it: the pipeline of multi_transpose.cuh, its
-// streams made once per run. The plain order and the direct writes into the other GPUs'
-// memory are in lab/.
+// The methods of step 10 as the harness sees them: the pipeline of multi_transpose.cuh (any
+// machines) and the direct placement of direct.cuh (one machine), their streams made once per
+// run. The plain order, the peer writes and the other movers are in lab/.
 #pragma once
 
 #include <memory>
 #include <vector>
 
+#include "direct.cuh"
 #include "multi_harness.hpp"
 #include "multi_transpose.cuh"
 
@@ -26,6 +27,6 @@ inline Method overlapped() {
   return m;
 }
 
-inline std::vector<Method> methods() { return {overlapped()}; }
+inline std::vector<Method> methods() { return {overlapped(), direct()}; }
 
 }  // namespace step10

@@ -126,6 +126,26 @@ class Collective {
   DeviceBuffer buf_;
 };
 
+// Device memory from ncclMemAlloc, freed on every path: NCCL can register it as a window, through
+// which the other GPUs of one machine can reach it (lab/window.cuh).
+class NcclBuffer {
+ public:
+  explicit NcclBuffer(std::size_t bytes) : bytes_(bytes) { NCCL_CHECK(ncclMemAlloc(&ptr_, bytes ? bytes : 1)); }
+  ~NcclBuffer() {
+    if (ptr_) ncclMemFree(ptr_);
+  }
+  NcclBuffer(const NcclBuffer&) = delete;
+  NcclBuffer& operator=(const NcclBuffer&) = delete;
+  void* get() const { return ptr_; }
+  template <typename T>
+  T* as() const { return static_cast<T*>(ptr_); }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_;
+};
+
 // A stream, destroyed on every path.
 struct Stream {
   cudaStream_t s = nullptr;
@@ -135,14 +155,21 @@ struct Stream {
   Stream& operator=(const Stream&) = delete;
 };
 
-// NCCL's all-to-all of the transpose's bytes: every piece of one chunk, this GPU's own included,
-// sent and received in one group, from the send buffer to the receive buffer.
+// NCCL's all-to-all of the transpose's bytes: every piece, this GPU's own included, sent and
+// received in one group, each starting on 16 bytes in the send and receive buffers (the layout
+// a program that only exchanges these pieces would choose).
 void all_to_all(const Part& p, ncclComm_t comm, cudaStream_t s) {
+  const auto on16 = [](std::size_t b) { return (b + 15) / 16 * 16; };
+  const std::int64_t mine_rows = p.at.row_blocks().count(p.me), mine_cols = p.at.col_blocks().count(p.me);
+  std::size_t at_send = 0, at_recv = 0;
   NCCL_CHECK(ncclGroupStart());
   for (int g = 0; g < p.at.gpus; ++g) {
-    const Piece out = p.at.sent(p.me, g, 0), in = p.at.received(p.me, g, 0);
-    if (out.count) NCCL_CHECK(ncclSend(p.byte(p.send, out.offset), out.count * p.at.elem, ncclUint8, g, comm, s));
-    if (in.count) NCCL_CHECK(ncclRecv(p.byte(p.recv, in.offset), in.count * p.at.elem, ncclUint8, g, comm, s));
+    const std::size_t out = mine_rows * p.at.col_blocks().count(g) * p.at.elem,
+                      in = p.at.row_blocks().count(g) * mine_cols * p.at.elem;
+    if (out) NCCL_CHECK(ncclSend(static_cast<char*>(p.send) + at_send, out, ncclUint8, g, comm, s));
+    if (in) NCCL_CHECK(ncclRecv(static_cast<char*>(p.recv) + at_recv, in, ncclUint8, g, comm, s));
+    at_send += on16(out);
+    at_recv += on16(in);
   }
   NCCL_CHECK(ncclGroupEnd());
 }
@@ -186,18 +213,55 @@ course::Timing time_all(const Context& c, Collective& all, cudaStream_t s,
 
 std::string gpus_text(int g) { return std::to_string(g) + (g == 1 ? " GPU" : " GPUs"); }
 
+// The link's rate each way, in GB/s, where the GPU says what it is: NVLink 4 (Hopper, 18 links of
+// 25 GB/s) or NVLink 3 (A100, 12 of 25), recognised by native atomics between this GPU and
+// another one of this process's; 0 where unknown (PCIe, another machine's GPUs).
+double link_gbps_each_way(int device) {
+  int count = 0, major = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&count));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  for (int other = 0; other < count; ++other) {
+    int atomics = 0;
+    if (other == device) continue;
+    CUDA_CHECK(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, device, other));
+    if (atomics && major == 9) return 450.0;
+    if (atomics && major == 8) return 300.0;
+  }
+  return 0.0;
+}
+
+// What no transpose across the GPUs can beat: the bytes that cross a link each way over the
+// link's rate, or its own block read and written once at the copy's pace, whichever is longer.
+struct Bound {
+  double link_bytes = 0;  ///< the most any GPU sends or receives
+  double link_gbps = 0;   ///< each way; 0: unknown
+  double local_bytes = 0; ///< the largest input block plus its output block
+  double copy_gbps = 0;   ///< cudaMemcpy device to device, timed in this run (read + write)
+  double link_ms() const { return link_gbps > 0 ? link_bytes / link_gbps / 1e6 : 0; }
+  double local_ms() const { return copy_gbps > 0 ? local_bytes / copy_gbps / 1e6 : 0; }
+  double ms() const { return std::max(link_ms(), local_ms()); }
+};
+
 void print_table(std::ostream& os, const course::Report& r, const Layout& at,
-                 const std::string& team, int nccl_version) {
+                 const std::string& team, int nccl_version, const Bound& b, double moved) {
   const course::Problem& p = r.problem;
   os << r.step << " - " << r.title << "\n"
      << p.describe() << " over " << team << " (" << at.row_blocks().count(0)
      << (at.rows % at.gpus ? " or fewer" : "") << " rows each), " << std::fixed
-     << std::setprecision(1) << p.bytes_moved() / at.gpus / 1e6
-     << " MB moved per GPU per transpose\n"
+     << std::setprecision(1) << moved / 1e6 << " MB sent and received per GPU"
+     << (at.gpus == 1 ? " (one GPU: its block read and written)" : "") << "\n"
      << r.device.name << ", driver " << r.device.driver << ", CUDA " << r.device.cuda << ", NCCL "
      << nccl_version / 10000 << "." << nccl_version / 100 % 100 << "." << nccl_version % 100
-     << ", peak " << std::setprecision(0) << r.device.peak_gbps << " GB/s per GPU, all-to-all "
-     << r.copy_gbps << " GB/s per GPU\n\n";
+     << "\nbound " << std::setprecision(3) << b.ms() << " ms: the larger of " << b.link_bytes / 1e6
+     << " MB each way over a link of ";
+  if (b.link_gbps > 0) {
+    os << std::setprecision(0) << b.link_gbps << " GB/s (" << std::setprecision(3) << b.link_ms() << " ms)";
+  } else {
+    os << "unknown rate (not NVLink 3 or 4: left out)";
+  }
+  os << " and " << std::setprecision(1) << b.local_bytes / 1e6 << " MB read and written at the copy's "
+     << std::setprecision(0) << b.copy_gbps << " GB/s (" << std::setprecision(3) << b.local_ms()
+     << " ms, cudaMemcpy timed here)\n\n";
   std::size_t kw = 6, tw = 6;
   for (const course::ResultRow& row : r.rows) {
     kw = std::max(kw, row.kernel.size());
@@ -206,7 +270,7 @@ void print_table(std::ostream& os, const course::Report& r, const Layout& at,
   const int k = static_cast<int>(kw + 2), t = static_cast<int>(tw + 2);
   os << std::left << std::setw(k) << "kernel" << std::setw(t) << "chunks" << std::right
      << std::setw(11) << "median ms" << std::setw(10) << "min ms" << std::setw(10) << "GB/s/GPU"
-     << std::setw(8) << "% a2a" << std::setw(8) << "% peak" << "  verified\n"
+     << std::setw(8) << "% a2a" << std::setw(8) << "% bound" << "  verified\n"
      << std::string(static_cast<std::size_t>(k + t + 47) + 10, '-') << "\n";
   for (const course::ResultRow& row : r.rows) {
     os << std::left << std::setw(k) << row.kernel << std::setw(t) << row.tile << std::right;
@@ -262,7 +326,14 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
     std::cerr << "preparing " << p.describe() << " over " << gpus_text(G) << " (seed " << seed
               << ")...\n";
   }
-  DeviceBuffer in(in_bytes), out(out_bytes + 2 * kGuard), send(in_bytes), recv(out_bytes),
+  // The output block with its guard bands, as large on every GPU (the largest block's size).
+  std::size_t out_alloc = 0;
+  for (int g = 0; g < G; ++g) out_alloc = std::max<std::size_t>(out_alloc, at.out_elems(g) * elem);
+  out_alloc += 2 * kGuard;
+  NcclBuffer out(out_alloc);
+  // Room past the blocks for pieces moved onto 16 bytes (the receive buffer's, the all-to-all's).
+  const std::size_t slack = 16 * (static_cast<std::size_t>(G) * at.chunks + 1);
+  DeviceBuffer in(in_bytes), send(in_bytes + slack), recv(at.recv_elems(me) * elem + slack),
       scratch(sizeof(float));
   {
     auto h_in = host_bytes(in_bytes);
@@ -278,8 +349,9 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
   // A copy from pageable memory may return before it lands, and the streams below do not wait
   // for the default stream.
   CUDA_CHECK(cudaDeviceSynchronize());
-  const Context ctx{at, me, team.comm(), in.get(), out.as<char>() + kGuard, send.get(),
-                    recv.get(), out.get(), kGuard, scratch.as<float>()};
+  const Context ctx{at,        me,        team.comm(), in.get(),  out.as<char>() + kGuard,
+                    send.get(), recv.get(), out.get(),   kGuard,    out.bytes(),
+                    scratch.as<float>()};
   std::unique_ptr<std::uint8_t[]> h_out;
   if (opt.verify) h_out = host_bytes(out.bytes());
 
@@ -288,12 +360,32 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
   report.title = step.title;
   report.problem = p;
   report.device = course::query_device();
-  const double moved = p.bytes_moved() / G;  // per GPU
+  // GB/s count the bytes a GPU sends and receives (on average), and % bound is against the bound
+  // above. With one GPU nothing crosses a link: its block read and written.
+  Bound bound;
+  double crossing = 0;  // elements that change GPU, all GPUs together
+  for (int g = 0; g < G; ++g) {
+    const double sent = static_cast<double>(at.in_elems(g) - at.row_blocks().count(g) * at.col_blocks().count(g)) * elem,
+                 got = static_cast<double>(at.out_elems(g) - at.row_blocks().count(g) * at.col_blocks().count(g)) * elem;
+    crossing += sent;
+    bound.link_bytes = std::max({bound.link_bytes, sent, got});
+    bound.local_bytes = std::max(bound.local_bytes, static_cast<double>(at.in_elems(g) + at.out_elems(g)) * elem);
+  }
+  bound.link_gbps = G > 1 ? link_gbps_each_way(team.device()) : 0;
+  const double moved = G == 1 ? bound.local_bytes : 2 * crossing / G;  // per GPU
   auto rate = [&](course::ResultRow* row) {
     row->gbps = moved / (row->median_ms * 1e-3) / 1e9;
-    row->pct_peak = report.device.peak_gbps > 0 ? 100.0 * row->gbps / report.device.peak_gbps : 0;
+    row->pct_peak = 100.0 * bound.ms() / row->median_ms;
   };
   const std::string on = ", " + gpus_text(G);
+
+  if (lead) std::cerr << "timing a copy of each GPU's block (the bound's copy pace)...\n";
+  const course::Timing local = time_all(
+      ctx, all, s,
+      [&](cudaStream_t t) { CUDA_CHECK(cudaMemcpyAsync(send.get(), in.get(), in_bytes, cudaMemcpyDeviceToDevice, t)); },
+      opt.warmup, opt.reps);
+  // The slowest GPU's time for its block; the largest block sets it.
+  bound.copy_gbps = 2.0 * static_cast<double>(at.in_elems(0) * elem) / (local.median_ms * 1e-3) / 1e9;
 
   if (lead) std::cerr << "timing NCCL's all-to-all...\n";
   const Part whole = ctx.part(1);
@@ -326,10 +418,13 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
       row.verified = "refused";
       if (lead) notes.push_back(m.name + ": " + (why.empty() ? "refused on another GPU" : why));
       report.rows.push_back(row);
+      if (m.release) m.release();
       continue;
     }
     auto run = [&](cudaStream_t t) { m.run(ctx, t); };
-    if (opt.verify) {
+    if (m.reference) {
+      row.verified = "-";
+    } else if (opt.verify) {
       CUDA_CHECK(cudaMemsetAsync(out.get(), course::kPoisonByte, out.bytes(), s));
       ctx.barrier(s);  // every output poisoned before any GPU writes into another's
       run(s);
@@ -358,8 +453,8 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
     rate(&row);
     row.pct_copy = 100.0 * ceiling.median_ms / row.median_ms;
     report.rows.push_back(row);
-  }
-  for (Method& m : methods) {
+    ctx.barrier(s);  // nobody releases what another GPU may still be writing into
+    CUDA_CHECK(cudaStreamSynchronize(s));
     if (m.release) m.release();
   }
   ctx.barrier(s);  // nobody frees a buffer another GPU may still have open
@@ -369,7 +464,7 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
     int version = 0;
     NCCL_CHECK(ncclGetVersion(&version));
     std::cout << "\n";
-    print_table(std::cout, report, at, team.describe(), version);
+    print_table(std::cout, report, at, team.describe(), version, bound, moved);
     if (G == 1) {
       std::cout << "note: one GPU: the whole matrix stays on it (step 08's transpose, no "
                    "transfers); the all-to-all is NCCL copying it to itself\n";

@@ -28,8 +28,11 @@ struct Context {
   void* out;
   void* send;
   void* recv;
-  void* out_allocation;     ///< the allocation that holds `out` (guard bands around it)
+  void* out_allocation;     ///< the allocation that holds `out` (guard bands around it), from
+                            ///< ncclMemAlloc and the same size on every GPU, so that it can be
+                            ///< registered as an NCCL window
   std::size_t out_offset;   ///< bytes from out_allocation to out
+  std::size_t out_allocation_bytes;  ///< its size
   float* scratch;           ///< one float of device memory for barrier()
 
   /// This GPU's part, with the run's chunks or with @p chunks.
@@ -51,6 +54,9 @@ struct Method {
   std::string id;        ///< "overlapped"; the data's id adds the GPUs: "overlapped-2gpus"
   std::string name;      ///< "overlapped"; the table adds ", 2 GPUs"
   bool chunked = false;  ///< the tile column gives the chunks per GPU
+  /// A reference row: it moves the same bytes without transposing them (a copy over the links),
+  /// so it is timed but not verified.
+  bool reference = false;
   /// Once on every GPU, before the first run: "" or why the method cannot run here. Optional.
   std::function<std::string(const Context&)> prepare;
   /// One transpose: enqueues this GPU's part of it on the stream.

@@ -2,7 +2,10 @@
 //   plain order:  pack, all-to-all, place, one after the other on one stream (the lesson's three
 //                 passes with no overlap: what the pipeline improves on, and PyTorch's order);
 //   overlapped:   the lesson's pipeline, timed in the same run for comparison;
-//   peer writes:  lab/peer.cuh, one kernel writing into every GPU's output over CUDA IPC.
+//   peer writes:  lab/peer.cuh, one kernel writing into every GPU's output through NCCL's
+//                 windows (window.cuh), its tiles along the rows or down the columns;
+//   direct:       direct.cuh, pieces placed by the copy engines or by a copy kernel;
+//   link copy:    the same bytes copied over the links as they lie: the links' pace.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -15,7 +18,10 @@
 #include "methods.cuh"
 #include "multi_harness.hpp"
 #include "multi_transpose.cuh"
+#include "copy_rows.cuh"
+#include "direct.cuh"
 #include "peer.cuh"
+#include "window.cuh"
 
 namespace step10 {
 
@@ -32,90 +38,84 @@ inline Method plain_order() {
   return m;
 }
 
-/// The other GPUs' output blocks, opened through CUDA IPC, and the device array of every GPU's.
-struct PeerOutputs {
-  std::vector<char*> opened;  // nullptr for this GPU and for a handle that did not open
-  course::DeviceBuffer table;
-  ~PeerOutputs() {
-    for (char* p : opened)
-      if (p) cudaIpcCloseMemHandle(p);
-  }
-};
-
-/// Every GPU's output block as seen from this process; "" or why it cannot be had.
-inline std::string open_peer_outputs(const Context& c, PeerOutputs* peers) {
-  const int G = c.at.gpus;
-  cudaIpcMemHandle_t mine;
-  CUDA_CHECK(cudaIpcGetMemHandle(&mine, c.out_allocation));
-  course::DeviceBuffer handles(G * sizeof mine);
-  cudaStream_t s = nullptr;
-  CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  std::vector<cudaIpcMemHandle_t> all(G);
-  cudaError_t e = cudaMemcpyAsync(handles.as<char>() + c.me * sizeof mine, &mine, sizeof mine,
-                                  cudaMemcpyHostToDevice, s);
-  ncclResult_t n = ncclSuccess;
-  if (e == cudaSuccess) {
-    n = ncclAllGather(handles.as<char>() + c.me * sizeof mine, handles.get(), sizeof mine,
-                      ncclUint8, c.comm, s);
-  }
-  if (e == cudaSuccess && n == ncclSuccess) {
-    e = cudaMemcpyAsync(all.data(), handles.get(), G * sizeof mine, cudaMemcpyDeviceToHost, s);
-  }
-  if (e == cudaSuccess) e = cudaStreamSynchronize(s);
-  cudaStreamDestroy(s);
-  CUDA_CHECK(e);
-  NCCL_CHECK(n);
-
-  std::string why;
-  std::vector<void*> outs(G);
-  peers->opened.assign(G, nullptr);
-  for (int g = 0; g < G; ++g) {
-    if (g == c.me) {
-      outs[g] = c.out;
-      continue;
-    }
-    void* p = nullptr;
-    const cudaError_t open = cudaIpcOpenMemHandle(&p, all[g], cudaIpcMemLazyEnablePeerAccess);
-    if (open != cudaSuccess) {
-      cudaGetLastError();
-      if (why.empty()) {
-        why = std::string("GPU ") + std::to_string(c.me) + " cannot map GPU " +
-              std::to_string(g) + "'s memory (" + cudaGetErrorName(open) +
-              "): CUDA IPC needs both GPUs in one machine, with peer access";
-      }
-      continue;
-    }
-    peers->opened[g] = static_cast<char*>(p);
-    outs[g] = static_cast<char*>(p) + c.out_offset;
-  }
-  peers->table = course::DeviceBuffer(G * sizeof(void*));
-  CUDA_CHECK(cudaMemcpy(peers->table.get(), outs.data(), G * sizeof(void*), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaDeviceSynchronize());  // landed before a kernel on another stream reads it
-  return why;
-}
-
+/// Peer writes: one kernel writes every transposed element into its owner's output block,
+/// through the windows (window.cuh). kDown: the tiles walked down the input's columns.
+template <bool kDown>
 inline Method peer_writes() {
-  auto peers = std::make_shared<std::unique_ptr<PeerOutputs>>();
+  auto window = std::make_shared<std::unique_ptr<Window>>();
   Method m;
-  m.id = "peer";
-  m.name = "peer writes";
-  m.prepare = [peers](const Context& c) {
-    *peers = std::make_unique<PeerOutputs>();
-    return open_peer_outputs(c, peers->get());
+  m.id = kDown ? "peer-down" : "peer";
+  m.name = kDown ? "peer writes, tiles down the columns" : "peer writes";
+  m.prepare = [window](const Context& c) {
+    *window = std::make_unique<Window>(c);
+    return (*window)->why_not(c);
   };
-  m.run = [peers](const Context& c, cudaStream_t s) {
-    c.barrier(s);  // no GPU writes into an output its owner may still be reading
+  m.run = [window](const Context& c, cudaStream_t s) {
     const std::int64_t rows = c.at.row_blocks().count(c.me);
     if (rows > 0) {
-      CUDA_CHECK(launch_to_owners(c.at.elem, c.in, rows, c.at.cols, c.at.row_blocks().first(c.me),
-                                  c.at.rows, c.at.gpus, (*peers)->table.as<void*>(), s));
+      CUDA_CHECK(launch_to_owners<kDown>(c.at.elem, c.in, rows, c.at.cols,
+                                         c.at.row_blocks().first(c.me), c.at.rows, c.at.gpus,
+                                         (*window)->table(), s));
     }
     c.barrier(s);  // every GPU's writes into this output are done
   };
-  m.release = [peers] { peers->reset(); };
+  m.release = [window] { window->reset(); };
   return m;
 }
 
-inline std::vector<Method> lab_methods() { return {plain_order(), overlapped(), peer_writes()}; }
+/// The links' own pace: every piece this GPU sends, copied as it lies (no transpose) by a copy
+/// engine into its owner's output block, all at once. A reference row, not a transpose.
+inline Method link_copy(bool in_turn) {
+  auto window = std::make_shared<std::unique_ptr<Window>>();
+  auto streams = std::make_shared<std::vector<cudaStream_t>>();
+  Method m;
+  m.id = in_turn ? "link-copy-1stream" : "link-copy";
+  m.name = in_turn ? "copy: the same bytes over the links, copy engines, in turn"
+                   : "copy: the same bytes over the links, copy engines";
+  m.reference = true;
+  m.prepare = [window, streams](const Context& c) {
+    *window = std::make_unique<Window>(c);
+    streams->resize(c.at.gpus);
+    for (cudaStream_t& t : *streams) CUDA_CHECK(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking));
+    return (*window)->why_not(c);
+  };
+  m.run = [window, streams, in_turn](const Context& c, cudaStream_t s) {
+    cudaEvent_t start = nullptr;
+    CUDA_CHECK(cudaEventCreateWithFlags(&start, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventRecord(start, s));
+    const std::int64_t mine = c.at.row_blocks().count(c.me);
+    for (int i = 1; i < c.at.gpus; ++i) {
+      const int g = (c.me + i) % c.at.gpus;
+      const std::size_t bytes = c.at.col_blocks().count(g) * mine * c.at.elem;
+      if (g == c.me || bytes == 0) continue;
+      cudaStream_t t = (*streams)[in_turn ? 0 : g];
+      CUDA_CHECK(cudaStreamWaitEvent(t, start));
+      const std::size_t at = c.at.col_blocks().count(g) * c.at.row_blocks().first(c.me) * c.at.elem;
+      CUDA_CHECK(cudaMemcpyAsync((*window)->out(g) + at,
+                                 static_cast<const char*>(c.in) + c.at.col_blocks().first(g) * mine * c.at.elem,
+                                 bytes, cudaMemcpyDefault, t));
+      CUDA_CHECK(cudaEventRecord(start, t));
+      CUDA_CHECK(cudaStreamWaitEvent(s, start));
+    }
+    cudaEventDestroy(start);
+    c.barrier(s);
+  };
+  m.release = [window, streams] {
+    for (cudaStream_t t : *streams) cudaStreamDestroy(t);
+    streams->clear();
+    window->reset();
+  };
+  return m;
+}
+
+inline std::vector<Method> lab_methods() {
+  return {plain_order(),         overlapped(),           peer_writes<false>(),
+          peer_writes<true>(),   direct(),
+          direct(by_copy_engine, true, "direct-in-turn", "direct: copy engines, the others' pieces in turn"),
+          direct(by_copy_kernel, false, "direct-kernel", "direct: pieces placed by a copy kernel"),
+          direct(by_copy_engine, true, "direct-in-turn-mine-kernel",
+                 "direct: copy engines in turn, my own piece by a copy kernel", by_copy_kernel),
+          link_copy(false),      link_copy(true)};
+}
 
 }  // namespace step10

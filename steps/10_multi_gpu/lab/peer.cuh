@@ -37,14 +37,29 @@ __host__ __device__ inline int block_owner(std::int64_t i, std::int64_t n, int p
 /// This GPU's rows x cols block (rows first_row.. of the whole matrix) into every GPU's output
 /// block: output row c (input column c) is GPU g = owner(c)'s row c - first(g), and this block's
 /// row r lands in its column first_row + r; outs[g] is GPU g's block, out_pitch elements a row.
-template <int S>
+///
+/// The order of the tiles: kDown = false takes them along the input's rows, so the blocks in
+/// flight write into many output rows at once (all of them when the matrix has few columns);
+/// kDown = true walks them down the input's columns, so they write into a few output rows, and
+/// interleaves the owners' columns, so that every GPU's links are busy all along.
+template <int S, bool kDown>
 __global__ void __launch_bounds__(256)
     transpose_to_owners(const typename Word<S>::type* __restrict__ in, std::int64_t rows,
                         std::int64_t cols, std::int64_t first_row, std::int64_t out_pitch,
                         int gpus, typename Word<S>::type* const* __restrict__ outs,
                         std::int64_t tiles_across) {
   __shared__ typename Word<S>::type tile[32][33];  // +1: a column read hits 32 banks (4 bytes)
-  const std::int64_t r0 = blockIdx.x / tiles_across * 32, c0 = blockIdx.x % tiles_across * 32;
+  std::int64_t r0, c0;
+  if (kDown) {
+    const std::int64_t down = (rows + 31) / 32, k = blockIdx.x / down, spread = tiles_across / gpus;
+    // strip k of the walk: the owners' strips in turn (GPU 0's first, GPU 1's first, ...)
+    const std::int64_t strip = k < spread * gpus ? k % gpus * spread + k / gpus : k;
+    r0 = blockIdx.x % down * 32;
+    c0 = strip * 32;
+  } else {
+    r0 = blockIdx.x / tiles_across * 32;
+    c0 = blockIdx.x % tiles_across * 32;
+  }
   for (int i = threadIdx.y; i < 32; i += 8) {
     const std::int64_t r = r0 + i, c = c0 + threadIdx.x;
     if (r < rows && c < cols) tile[i][threadIdx.x] = in[r * cols + c];
@@ -61,6 +76,7 @@ __global__ void __launch_bounds__(256)
 
 /// Launches transpose_to_owners for @p elem-byte elements; outs is a device array of G
 /// pointers. cudaErrorInvalidValue for an empty block or more than 2^31 - 1 tiles.
+template <bool kDown = false>
 inline cudaError_t launch_to_owners(std::size_t elem, const void* in, std::int64_t rows,
                                     std::int64_t cols, std::int64_t first_row,
                                     std::int64_t out_pitch, int gpus, void* const* outs,
@@ -72,7 +88,7 @@ inline cudaError_t launch_to_owners(std::size_t elem, const void* in, std::int64
   switch (elem) {
 #define STEP10_CASE(S)                                                                    \
   case S:                                                                                 \
-    transpose_to_owners<S><<<grid, block, 0, stream>>>(                                   \
+    transpose_to_owners<S, kDown><<<grid, block, 0, stream>>>(                                   \
         static_cast<const Word<S>::type*>(in), rows, cols, first_row, out_pitch, gpus,   \
         reinterpret_cast<Word<S>::type* const*>(outs), across);                          \
     break;

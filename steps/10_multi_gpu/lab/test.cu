@@ -30,7 +30,7 @@ TEST(CpuStep10Peer, TheKernelsOwnersAreTheBlocksOwners) {
 // Every simulated GPU runs the kernel on its rows, writing into every GPU's block (all on this
 // device); each block, framed by guard bands, must be its rows of the transpose.
 ::testing::AssertionResult check_peer(course::ElemType type, std::int64_t rows, std::int64_t cols,
-                                      int G) {
+                                      int G, bool down = false) {
   const std::size_t size = course::elem_size(type), guard = 4096;
   const course::Problem p{type, rows, cols, 1};
   const std::uint64_t seed = course::fresh_seed();
@@ -51,12 +51,12 @@ TEST(CpuStep10Peer, TheKernelsOwnersAreTheBlocksOwners) {
   CUDA_CHECK(cudaMemcpy(table.get(), blocks.data(), table.bytes(), cudaMemcpyHostToDevice));
   for (int g = 0; g < G; ++g) {
     if (row_blocks.count(g) == 0) continue;
-    CUDA_CHECK(step10::launch_to_owners(size, d_in.as<char>() + row_blocks.first(g) * cols * size,
+    CUDA_CHECK((down ? step10::launch_to_owners<true> : step10::launch_to_owners<false>)(size, d_in.as<char>() + row_blocks.first(g) * cols * size,
                                         row_blocks.count(g), cols, row_blocks.first(g), rows, G,
                                         table.as<void*>(), nullptr));
   }
   CUDA_CHECK(cudaDeviceSynchronize());
-  const std::string where = "peer writes on " + p.describe() + " over " + std::to_string(G) +
+  const std::string where = std::string(down ? "peer writes, tiles down, on " : "peer writes on ") + p.describe() + " over " + std::to_string(G) +
                             " GPUs (seed " + std::to_string(seed) + ")";
   for (int g = 0; g < G; ++g) {
     std::vector<std::uint8_t> got(outs[g].bytes());
@@ -77,7 +77,10 @@ TEST(CpuStep10Peer, TheKernelsOwnersAreTheBlocksOwners) {
 TEST(Step10LabPeer, EveryAwkwardShapeOverOneToFiveGpus) {
   REQUIRE_GPU();
   for (const course::Shape& s : course::awkward_shapes()) {
-    for (int G : {1, 2, 3, 5}) ASSERT_TRUE(check_peer(course::ElemType::f32, s.rows, s.cols, G));
+    for (int G : {1, 2, 3, 5}) {
+      ASSERT_TRUE(check_peer(course::ElemType::f32, s.rows, s.cols, G));
+      ASSERT_TRUE(check_peer(course::ElemType::f32, s.rows, s.cols, G, true));
+    }
   }
 }
 
@@ -85,8 +88,10 @@ TEST(Step10LabPeer, EveryElementType) {
   REQUIRE_GPU();
   for (course::ElemType t : course::all_elem_types()) {
     for (int G : {2, 3}) {
-      ASSERT_TRUE(check_peer(t, 997, 1009, G));
-      ASSERT_TRUE(check_peer(t, 37, 1, G));
+      for (bool down : {false, true}) {
+        ASSERT_TRUE(check_peer(t, 997, 1009, G, down));
+        ASSERT_TRUE(check_peer(t, 37, 1, G, down));
+      }
     }
   }
 }
