@@ -1,34 +1,22 @@
-"""Step 10's figure: % of NCCL's all-to-all of the same run against the block each GPU holds,
-for each way of transposing across GPUs (the lab's plain order, overlapped pipeline and peer
-writes, and PyTorch's way against its own all_to_all_single). Lines join the float32 squares;
-the float32 rectangles and the int8 and float64 problems, all of 2 GiB a GPU like the
-32768 x 32768 square, are marked beside it. Whiskers: the slowest to the fastest run. The rows
-are those of the device that measured step 10 (its marker says which).
+"""Step 10's figure: each way of transposing across GPUs as % of NCCL's all-to-all of the same
+bytes, on the problems of 2 GiB a GPU and more, on 2 and on 4 GPUs: the lesson's direct placement
+and pipeline, and PyTorch's fastest program (against the all-to-all of step 10's run of the same
+problem). A tick marks the bound (the bytes each way over the link's rate) on the same scale.
+Whiskers: the slowest to the fastest run. The rows are those of the device that measured step 10
+(its marker says which).
 
 Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
 """
 
-from facts import gpu_count
-from plotting import pct_bars, pyplot, save, step_color
+from plotting import pyplot, save, step_color
 from rows import select
-from text import fmt_bytes
 
-SIZES = {"i8": 1, "f16": 2, "bf16": 2, "f32": 4, "f64": 8, "b128": 16}  # bytes per element
-SQUARES = [(8192, 8192), (16384, 16384), (32768, 32768), (46341, 46341)]
-# The other problems: (type, shape, marker, label, where beside the square of their size).
-OTHERS = [("f32", (65536, 16384), "s", "float32 65536 x 16384", 0.80),
-          ("f32", (16384, 65536), "D", "float32 16384 x 65536", 0.89),
-          ("i8", (65536, 65536), "v", "int8 65536 x 65536", 1.12),
-          ("f64", (32768, 16384), "^", "float64 32768 x 16384", 1.25)]
-METHODS = [("plain order", "0.45", "step10-lab", "plain-2gpus"),
-           ("overlapped (the lesson's pipeline)", step_color("step10"), "step10-lab",
-            "overlapped-2gpus"),
-           ("peer writes", "tab:purple", "step10-lab", "peer-2gpus"),
-           ("PyTorch's way (of its own all-to-all)", "tab:orange", "pytorch-nccl", "torch-2gpus")]
-
-
-def mb_per_gpu(r):
-    return r.rows * r.cols * SIZES[r.type] / int(gpu_count(r.id)) / 1e6
+PROBLEMS = [("f32", (32768, 32768), "float32\n32768²"), ("f32", (65536, 16384), "float32\n65536 x 16384"),
+            ("i8", (65536, 65536), "int8\n65536²"), ("f64", (32768, 16384), "float64\n32768 x 16384")]
+METHODS = [("direct (part 2)", step_color("step10"), "step10", "direct"),
+           ("pipeline (part 1)", "0.55", "step10", "overlapped"),
+           ("PyTorch, its fastest program", "tab:orange", "pytorch-nccl", None)]
+TORCH = ("torch-short", "torch-compiled", "torch")
 
 
 def one(data, step, kid, type_, shape):
@@ -36,51 +24,75 @@ def one(data, step, kid, type_, shape):
     return found[0] if found else None
 
 
+def picked(data, g, type_, shape):
+    """(a2a row, {method label: row}) of one problem on g GPUs."""
+    on = f"-{g}gpus"
+    a2a = one(data, "step10", "a2a" + on, type_, shape)
+    rows = {}
+    for label, _, step, kid in METHODS:
+        if kid:
+            r = one(data, step, kid + on, type_, shape)
+        else:
+            torch = [r for r in (one(data, step, t + on, type_, shape) for t in TORCH) if r]
+            r = min(torch, key=lambda r: r.median_ms) if torch else None
+        if r:
+            rows[label] = r
+    return a2a, rows
+
+
 def rows_drawn(data):
-    data = data.where("step10-lab")
-    problems = [("f32", s) for s in SQUARES] + [(t, s) for t, s, *_ in OTHERS]
-    return [r for _, _, step, kid in METHODS for t, s in problems
-            for r in [one(data, step, kid, t, s)] if r]
+    data = data.where("step10")
+    out = []
+    for g in (2, 4):
+        for type_, shape, _ in PROBLEMS:
+            a2a, rows = picked(data, g, type_, shape)
+            if a2a and rows:
+                out += [a2a] + list(rows.values())
+    return out
 
 
 def draw(data, path):
-    data = data.where("step10-lab")
+    data = data.where("step10")
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(10, 5.8))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5), sharey=True)
     shown = []
-    for label, color, step, kid in METHODS:
-        line = [r for r in (one(data, step, kid, "f32", s) for s in SQUARES) if r]
-        ax.errorbar([mb_per_gpu(r) for r in line], [r.pct_copy for r in line],
-                    yerr=pct_bars(line), color=color, marker="o", capsize=3, label=label)
-        shown += line
-        for type_, shape, marker, _, shift in OTHERS:
-            r = one(data, step, kid, type_, shape)
-            if r:
-                ax.errorbar([mb_per_gpu(r) * shift], [r.pct_copy], yerr=pct_bars([r]),
-                            color=color, marker=marker, markerfacecolor="white", capsize=2,
-                            linestyle="none")
+    for ax, g in zip(axes, (2, 4)):
+        width = 0.8 / len(METHODS)
+        ticks = []
+        for x, (type_, shape, label) in enumerate(PROBLEMS):
+            a2a, rows = picked(data, g, type_, shape)
+            if not a2a:
+                continue
+            ticks.append((x, label))
+            shown.append(a2a)
+            for i, (name, color, _, _) in enumerate(METHODS):
+                r = rows.get(name)
+                if not r:
+                    continue
+                runs = [m.median_ms for m in getattr(r, "members", [r])]
+                pct = 100 * a2a.median_ms / r.median_ms
+                lo, hi = 100 * a2a.median_ms / max(runs), 100 * a2a.median_ms / min(runs)
+                ax.bar(x + (i - 1) * width, pct, width, color=color,
+                       label=name if x == 0 else None, yerr=[[pct - lo], [hi - pct]], capsize=2)
                 shown.append(r)
-    for _, _, marker, label, _ in OTHERS:  # the markers' legend, in black
-        ax.plot([], [], marker=marker, color="black", markerfacecolor="white",
-                linestyle="none", label=label)
-    ax.axhline(100, color="black", linestyle="--", linewidth=1, label="NCCL's all-to-all")
-    squares = sorted({(r.rows, r.cols) for r in shown if (r.rows, r.cols) in SQUARES})
-    ax.set_xscale("log")
-    ax.set_xticks([n * n * 4 / 2 / 1e6 for n, _ in squares],
-                  [f"{n}²\n{fmt_bytes(n * n * 4 / 2)}" for n, _ in squares], fontsize=8)
-    ax.minorticks_off()
-    ax.set_xlabel("float32 N x N on 2 GPUs: the block each GPU holds (the other problems, 2 GiB "
-                  "a GPU, beside 32768²)")
-    ax.set_ylabel("% of NCCL's all-to-all of the same run")
-    ax.set_ylim(0, 135)
-    ax.set_title("Step 10 on 2 GPUs: each way against the all-to-all of the same bytes")
-    ax.legend(fontsize=8, loc="upper right", ncol=2)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+            if a2a.pct_peak > 0:  # the bound on the same scale: 100 x a2a / bound
+                bound = 100 * 100 / a2a.pct_peak
+                ax.plot([x - 0.45, x + 0.45], [bound, bound], color="black", linewidth=2,
+                        label="bound (link bytes / rate)" if x == 0 else None)
+        ax.axhline(100, color="black", linestyle="--", linewidth=1, label="NCCL's all-to-all")
+        ax.set_xticks([t for t, _ in ticks], [lbl for _, lbl in ticks], fontsize=8)
+        ax.set_title(f"{g} GPUs")
+        ax.set_ylim(0, 160)
+    axes[0].set_ylabel("% of NCCL's all-to-all of the same bytes (higher is faster)")
+    axes[0].legend(fontsize=8, loc="upper left")
+    fig.suptitle("Step 10: each way against the all-to-all and the bound, 2 GiB a GPU and more")
+    fig.tight_layout()
     save(fig, path, shown)
 
 
 def figures(data):
     return [("step10_methods",
-             "Step 10 on 2 GPUs: % of NCCL's all-to-all against the block per GPU for the plain "
-             "order, the overlapped pipeline, the peer writes and PyTorch's way",
+             "Step 10 on 2 and 4 GPUs: the direct placement, the pipeline and PyTorch's fastest "
+             "program as % of NCCL's all-to-all of the same bytes, with the bound, on the "
+             "problems of 2 GiB a GPU and more",
              rows_drawn(data), lambda path: draw(data, path))]

@@ -58,15 +58,13 @@ struct Layout {
   Blocks col_blocks() const { return {cols, gpus}; }  ///< output rows (input columns) of each
   Chunks chunks_of(int g) const { return {row_blocks().count(g), chunks}; }
 
-  /// Elements of GPU g's input block (and send buffer), and of its output block (and receive
-  /// buffer).
+  /// Elements of GPU g's input block (and send buffer), and of its output block.
   std::int64_t in_elems(int g) const { return row_blocks().count(g) * cols; }
   std::int64_t out_elems(int g) const { return col_blocks().count(g) * rows; }
 
   /// In GPU s's send buffer: chunk c of its rows, transposed (cols x h), holds the piece for each
-  /// GPU d as its rows col_blocks().first(d).. : contiguous, count(d) x h. It starts on 16 bytes
-  /// when h is a multiple of 16 (every chunk but the last, see Chunks); the last chunk's pieces
-  /// may not.
+  /// GPU d as its rows col_blocks().first(d).. : contiguous, count(d) x h; on 16 bytes but in the
+  /// last chunk, whose h may be any number.
   Piece sent(int s, int d, int c) const {
     const Chunks ch = chunks_of(s);
     return {ch.first(c) * cols + col_blocks().first(d) * ch.count(c),

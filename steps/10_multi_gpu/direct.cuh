@@ -111,7 +111,7 @@ class Direct {
 };
 
 /// The direct pipeline as the harness sees it (the lab passes other movers and orders).
-inline Method direct(MovePiece move = by_copy_engine, bool in_turn = false,
+inline Method direct(MovePiece move = by_copy_engine, bool in_turn = true,
                      const std::string& id = "direct",
                      const std::string& name = "direct: pieces placed by the copy engines",
                      MovePiece mine = nullptr) {

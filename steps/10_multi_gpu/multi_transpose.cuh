@@ -8,10 +8,9 @@
 //   3. place:    each piece received (my output rows x h) is a band of columns of my output
 //                block: a 2D copy.
 // The chunks run on three streams, so chunk c's exchange overlaps chunk c+1's pack and chunk
-// c-1's place, and the transpose costs about the all-to-all alone.
+// c-1's place. It runs wherever NCCL reaches (any machines); direct.cuh is faster on one.
 //
-//   make step10 && ./step10 --rows 32768 --cols 32768          (every GPU of this machine)
-//   mpirun -np 2 ./step10 --rows 32768 --cols 32768            (one process per GPU, any machine)
+//   mpirun -np 2 ./step10 --rows 32768 --cols 32768 --only overlapped
 #pragma once
 
 #include <cuda_runtime.h>

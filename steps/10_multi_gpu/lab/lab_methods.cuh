@@ -111,8 +111,8 @@ inline Method link_copy(bool in_turn) {
 inline std::vector<Method> lab_methods() {
   return {plain_order(),         overlapped(),           peer_writes<false>(),
           peer_writes<true>(),   direct(),
-          direct(by_copy_engine, true, "direct-in-turn", "direct: copy engines, the others' pieces in turn"),
-          direct(by_copy_kernel, false, "direct-kernel", "direct: pieces placed by a copy kernel"),
+          direct(by_copy_engine, false, "direct-at-once", "direct: copy engines, every GPU's piece at once"),
+          direct(by_copy_kernel, true, "direct-kernel", "direct: pieces placed by a copy kernel"),
           direct(by_copy_engine, true, "direct-in-turn-mine-kernel",
                  "direct: copy engines in turn, my own piece by a copy kernel", by_copy_kernel),
           link_copy(false),      link_copy(true)};

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""The summary of a step 10 GPU run (gpu_run.sh): per number of GPUs, element type and shape, the
+medians over the separate runs (min-max) of NCCL's all-to-all, the lesson's two methods and
+PyTorch's three programs, with step 10's best over the best PyTorch program.
+
+    python3 steps/10_multi_gpu/summary.py OUT/step10.csv
+"""
+
+import csv
+import re
+import statistics
+import sys
+from collections import defaultdict
+
+
+def main(path):
+    try:
+        rows = list(csv.DictReader(open(path)))
+    except OSError:
+        print(f"summary: no rows in {path}")
+        return 0
+    runs = defaultdict(list)  # (gpus, type, shape, step, id) -> median ms of each run
+    for r in rows:
+        m = re.search(r"-(\d+)gpus?$", r["id"])
+        if not m or r["verified"] == "refused":
+            continue
+        if r["verified"] == "FAILED":
+            print(f"FAILED: {r['step']} {r['id']} {r['type']} {r['rows']}x{r['cols']}")
+        base = r["id"][: m.start()]
+        runs[(int(m.group(1)), r["type"], f"{r['rows']}x{r['cols']}", r["step"], base)].append(
+            (float(r["median_ms"]), float(r["pct_peak"])))
+
+    def stat(key):
+        v = runs.get(key)
+        if not v:
+            return None
+        ms = [x for x, _ in v]
+        return statistics.median(ms), min(ms), max(ms), len(ms), statistics.median(p for _, p in v)
+
+    def fmt(s):
+        return "-" if s is None else f"{s[0]:.3f} ({s[1]:.3f}-{s[2]:.3f}, {s[3]})"
+
+    problems = sorted({k[:3] for k in runs})
+    print("\nmedian ms over the runs (min-max, runs); % a2a = all-to-all ms / ms; % bound = bound ms / ms")
+    for g, t, shape in problems:
+        a2a = stat((g, t, shape, "step10", "a2a")) or stat((g, t, shape, "step10-lab", "a2a"))
+        print(f"\n{g} GPUs, {t} {shape}: NCCL all-to-all {fmt(a2a)}")
+        best10 = None
+        for step, kid in (("step10", "direct"), ("step10", "overlapped"), ("step10-lab", "direct-at-once"),
+                          ("step10-lab", "peer"), ("step10-lab", "peer-down"), ("step10-lab", "direct-kernel"),
+                          ("step10-lab", "direct-in-turn-mine-kernel"), ("step10-lab", "plain"),
+                          ("step10-lab", "link-copy"), ("step10-lab", "link-copy-1stream")):
+            s = stat((g, t, shape, step, kid))
+            if s is None:
+                continue
+            pa = f"{100 * a2a[0] / s[0]:.1f}" if a2a else "-"
+            print(f"  {step:10} {kid:28} {fmt(s):34} {pa:>6} % a2a {s[4]:6.1f} % bound")
+            if step == "step10" and (best10 is None or s[0] < best10[0]):
+                best10 = (s[0], kid)
+        ta = stat((g, t, shape, "pytorch-nccl", "a2a"))
+        best_t = None
+        for kid in ("torch-short", "torch-compiled", "torch"):
+            s = stat((g, t, shape, "pytorch-nccl", kid))
+            if s is None:
+                continue
+            pa = f"{100 * ta[0] / s[0]:.1f}" if ta else "-"
+            print(f"  {'pytorch':10} {kid:28} {fmt(s):34} {pa:>6} % of its all_to_all_single")
+            if best_t is None or s[0] < best_t[0]:
+                best_t = (s[0], kid)
+        if best10 and best_t:
+            print(f"  step 10's {best10[1]} is {best_t[0] / best10[0]:.2f}x faster than PyTorch's {best_t[1]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "step10.csv"))
