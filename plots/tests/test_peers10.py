@@ -99,6 +99,15 @@ class ShortProgram(unittest.TestCase):
         self.assertIsNone(peers.short_program(8, 12, 4, 1)[2])
         self.assertIsNotNone(peers.short_program(8, 10, 4, 1)[2])
 
+    def test_even_unpack_reshape_is_a_view(self):
+        # Without its .contiguous(), the even unpack would hand back a strided view of recv
+        # (recv.view(R, bc).t()): no transpose made, nothing row-major.
+        G, br, bc = 4, 3, 5
+        recv = np.arange(G * br * bc)
+        y = recv.reshape(G, br, bc).transpose(2, 0, 1).reshape(bc, G * br)
+        self.assertTrue(np.shares_memory(y, recv))
+        self.assertFalse(y.flags.c_contiguous)
+
     def test_block_groups(self):
         peers = load_peers()
         for n in range(0, 20):
