@@ -1,26 +1,43 @@
 #!/usr/bin/env python3
-"""The peer table of step 10: the transpose across GPUs written the way a PyTorch user writes it.
+"""The peer table of step 10: the transpose across GPUs written the way PyTorch users write it.
 
-One process per GPU (this script starts them; torch.distributed on NCCL), each holding a block of
-rows of the R x C matrix and ending with the same block of rows of its transpose, as in step 10:
+One process per GPU (this script starts them; torch.distributed on NCCL). GPU r holds rows
+rfirst[r] .. rfirst[r] + rcount[r] of the R x C matrix (all C columns) and ends with rows
+cfirst[r] .. cfirst[r] + ccount[r] of its C x R transpose (all R columns), row-major, as in
+step 10; the split is step 10's blocks(n, parts): the first n % parts blocks one item larger.
+Three programs, each the same three moves (pack what goes to each GPU together, one
+all_to_all_single, unpack what came back into the transpose):
 
-    pieces = x.split(col_counts, dim=1)              # the columns each GPU will own
-    send[...].view(rows_here, c).copy_(piece)        # split, made contiguous, packed by owner
-    dist.all_to_all_single(recv, send, out_sizes, in_sizes)
-    y = recv.view(R, cols_here).t().contiguous()      # the pieces are a column block: transpose
+  short     what a PyTorch user writes. With R and C divisible by G (br = R / G, bc = C / G):
+                send = x.view(br, G, bc).transpose(0, 1).contiguous()      # one copy kernel
+                dist.all_to_all_single(recv, send)
+                y = recv.view(G, br, bc).permute(2, 0, 1).reshape(bc, R).contiguous()
+            The reshape alone is a strided view of recv (recv.view(R, bc).t()), so the
+            .contiguous() is a copy kernel, the transpose of the program. When R or C is not
+            divisible by G the blocks come in two sizes: each move is at most two copy
+            kernels, one per size of block, and the all-to-all takes split sizes.
+  compiled  the same pack and unpack, each under torch.compile (the all-to-all stays eager).
+  piece     the course's first peer, "eager, per piece": x.split(...) by the GPU that owns
+            the columns, each piece copied into send, all_to_all_single with split sizes,
+            then recv.view(R, cols).t().contiguous().
 
 Measured the way step 10's harness measures: every repetition starts together on every GPU (an
 all-reduce, untimed), CUDA events around it on each GPU, the slowest GPU's time per repetition,
 then the median and minimum over repetitions; GB/s per GPU counts 2 x R x C x element size / G
-bytes; the ceiling of the same run is all_to_all_single of the same bytes alone. Every GPU first
-checks its own block bit for bit against the pattern its elements were made from.
+bytes; the ceiling of the same run is all_to_all_single of the same bytes alone. Every GPU
+checks its own block bit for bit against the pattern its elements were made from, for every
+program, in every run. --runs N times everything N times in the same processes (warm-up
+again each time) and writes a row per run, for medians of separate runs.
 
-Rows go to the terminal and, with --csv, to a CSV in the format of common/report.hpp (step
-"pytorch-nccl", id "torch-2gpus", kernel "split, all_to_all_single, t().contiguous(), 2 GPUs"; the
-ceiling as id "a2a-2gpus", kernel "copy: all_to_all_single, 2 GPUs"; % copy is % of that ceiling).
+Rows go to the terminal (per program: the median ms over runs and its % of the all-to-all;
+the best PyTorch program per shape) and, with --csv, to a CSV in the format of
+common/report.hpp, step "pytorch-nccl"; for 2 GPUs the ids are "a2a-2gpus" (the ceiling,
+kernel "copy: all_to_all_single, 2 GPUs"; % copy is % of it), "torch-short-2gpus",
+"torch-compiled-2gpus" and "torch-2gpus" (the per-piece program).
 
     python3 steps/10_multi_gpu/peers_pytorch.py --gpus 2 --csv plots/data/bench.csv
-    python3 steps/10_multi_gpu/peers_pytorch.py --shapes 32768x32768 --types f32,i8
+    python3 steps/10_multi_gpu/peers_pytorch.py --shapes 32768x32768 --types f32,i8 --runs 3
+    python3 steps/10_multi_gpu/peers_pytorch.py --programs short,compiled
 
 PyTorch is optional: without it the script says so and exits 0. Exit codes as the step binaries:
 0 success, 1 a verification failure, 2 a bad argument, 3 no usable CUDA device or too few GPUs.
@@ -43,6 +60,12 @@ DEFAULT_SHAPES = {
 HEADER = ("step,id,kernel,block,tile,type,rows,cols,batch,median_ms,min_ms,gbps,pct_copy,"
           "pct_peak,verified,device,driver,cuda,date").split(",")
 ELEM_SIZE = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "i8": 1}
+# The programs, in the order they run and print: (name, id prefix, kernel text before "G GPUs").
+PROGRAMS = (
+    ("short", "torch-short", "eager: one pack copy, all_to_all_single, one permute, "),
+    ("compiled", "torch-compiled", "torch.compile'd pack and unpack around all_to_all_single, "),
+    ("piece", "torch", "eager, per piece: split, all_to_all_single, t().contiguous(), "),
+)
 
 
 def parse_args(argv):
@@ -52,9 +75,13 @@ def parse_args(argv):
                    "i8 %s; f64 %s)" % (DEFAULT_SHAPES["f32"], DEFAULT_SHAPES["i8"],
                                        DEFAULT_SHAPES["f64"]))
     p.add_argument("--types", default="f32,i8,f64", help="among " + ",".join(TYPES))
+    p.add_argument("--programs", default="short,compiled,piece",
+                   help="among short,compiled,piece (default: all three)")
     p.add_argument("--csv", default="", help="append CSV rows to this file (header if new)")
     p.add_argument("--reps", type=int, default=20, help="timed repetitions (default 20)")
     p.add_argument("--warmup", type=int, default=5, help="untimed runs first (default 5)")
+    p.add_argument("--runs", type=int, default=1,
+                   help="time everything this many times, a CSV row each (default 1)")
     args = p.parse_args(argv)
 
     def shapes(text):
@@ -73,8 +100,16 @@ def parse_args(argv):
     for t in types:
         if t not in TYPES:
             p.error("--types: '%s' is not one of %s" % (t, ",".join(TYPES)))
-    if args.reps < 1 or args.warmup < 0 or args.gpus < 0:
-        p.error("--reps must be >= 1, --warmup and --gpus >= 0")
+    names = [name for name, _, _ in PROGRAMS]
+    wanted = [w for w in args.programs.split(",") if w]
+    for w in wanted:
+        if w not in names:
+            p.error("--programs: '%s' is not one of %s" % (w, ",".join(names)))
+    if not wanted:
+        p.error("--programs: name at least one of %s" % ",".join(names))
+    args.programs = [n for n in names if n in wanted]
+    if args.reps < 1 or args.runs < 1 or args.warmup < 0 or args.gpus < 0:
+        p.error("--reps and --runs must be >= 1, --warmup and --gpus >= 0")
     plan = [(t, s) for t in types
             for s in (shapes(args.shapes) if args.shapes else shapes(DEFAULT_SHAPES.get(t, "8192x8192")))]
     return args, plan
@@ -86,6 +121,93 @@ def blocks(n, parts):
     counts = [q + (1 if p < r else 0) for p in range(parts)]
     firsts = [sum(counts[:p]) for p in range(parts)]
     return firsts, counts
+
+
+def block_groups(n, parts):
+    """blocks(n, parts) as runs of equal blocks: (first item, number of blocks, block size), at
+    most two (n % parts blocks of q + 1 items, then parts - n % parts of q), empty ones left out.
+    A run of k blocks of w items starting at item f is items f .. f + k * w, block p of the run
+    at f + p * w: one strided view (k, w) of them, so one copy moves a whole run."""
+    q, r = divmod(n, parts)
+    runs = [(0, r, q + 1), (r * (q + 1), parts - r, q)]
+    return [(f, k, w) for f, k, w in runs if k > 0 and w > 0]
+
+
+def short_program(R, C, G, me):
+    """The short program's pack and unpack for GPU me, and the split sizes of its all-to-all
+    (None, None when every piece is the same size). Pure tensor methods, so the same functions
+    run eagerly and under torch.compile.
+
+    Input x is (rows, C), rows = rcount[me], x[i, c] = A[rfirst[me] + i, c].
+    send: GPU p's piece first to last, piece p = x[:, cfirst[p] : + ccount[p]] row-major:
+        send[p-th piece][i, j] = x[i, cfirst[p] + j]                (rows x ccount[p])
+    recv after the all-to-all, GPU q's piece first to last (cols = ccount[me]):
+        recv[q-th piece][i, j] = A[rfirst[q] + i, cfirst[me] + j]  (rcount[q] x cols)
+    y is (cols, R) and y[j, rfirst[q] + i] = A[rfirst[q] + i, cfirst[me] + j] = recv[q][i, j].
+
+    Even split (R = G br, C = G bc): rows = br, cols = bc, cfirst[p] = p bc, rfirst[q] = q br.
+        x.view(br, G, bc)[i, p, j] = x[i, p bc + j]; .transpose(0, 1) makes it [p, i, j], and
+        .contiguous() lays it out as G pieces of br x bc: exactly send.
+        recv.view(G, br, bc)[q, i, j] = recv[q][i, j]; .permute(2, 0, 1) makes it [j, q, i],
+        and .reshape(bc, R) puts it at y[j, q br + i]. That reshape copies nothing: the
+        permuted strides (1, br bc, bc) merge into (1, bc), so it is recv.view(R, bc).t(), a
+        strided view of recv. .contiguous() makes the row-major y, and that copy is the one
+        2-D transpose of the program: the pack moves whole rows of bc elements.
+    Uneven split: a run (f, k, w) of block_groups(C, G) is k pieces of w columns from column
+    f, and their send pieces are consecutive: x[:, f : f + k w].view(rows, k, w) is
+    [i, p', j] = x[i, f + p' w + j], transposed to [p', i, j] and copied into the next k rows
+    w elements of send. Likewise a run (f, k, h) of block_groups(R, G) is k received pieces of
+    h rows, consecutive in recv: recv[at : + k h cols].view(k, h, cols).permute(2, 0, 1) is
+    [j, q', i] = recv[q][i, j], copied into y[:, f : f + k h].view(cols, k, h), whose
+    [j, q', i] is y[j, f + q' h + i]. At most two copy kernels per move, the same bytes.
+    """
+    rfirst, rcount = blocks(R, G)
+    cfirst, ccount = blocks(C, G)
+    rows, cols = rcount[me], ccount[me]
+    if R % G == 0 and C % G == 0:
+        br, bc = R // G, C // G
+
+        def pack(x):
+            return x.view(br, G, bc).transpose(0, 1).contiguous()
+
+        def unpack(recv):
+            # reshape alone would return a view (see above): .contiguous() is the copy
+            return recv.view(G, br, bc).permute(2, 0, 1).reshape(bc, R).contiguous()
+
+        return pack, unpack, None, None
+    col_runs, row_runs = block_groups(C, G), block_groups(R, G)
+
+    def pack(x):
+        send = x.new_empty(rows * C)
+        at = 0
+        for f, k, w in col_runs:
+            n = k * rows * w
+            send[at:at + n].view(k, rows, w).copy_(x[:, f:f + k * w].view(rows, k, w)
+                                                   .transpose(0, 1))
+            at += n
+        return send
+
+    def unpack(recv):
+        y = recv.new_empty(cols, R)
+        at = 0
+        for f, k, h in row_runs:
+            n = k * h * cols
+            y[:, f:f + k * h].view(cols, k, h).copy_(recv[at:at + n].view(k, h, cols)
+                                                     .permute(2, 0, 1))
+            at += n
+        return y
+
+    return pack, unpack, [r * cols for r in rcount], [rows * c for c in ccount]
+
+
+def csv_append(path, rows):
+    """Append rows to a CSV in common/report.hpp's format, the header first if the file is new."""
+    new = not os.path.exists(path) or os.path.getsize(path) == 0
+    with open(path, "a", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        if new:
+            w.writerow(HEADER)
+        w.writerows(rows)
 
 
 def worker(rank, G, plan, args, init_file, results):
@@ -100,6 +222,12 @@ def worker(rank, G, plan, args, init_file, results):
             "f16": (torch.float16, torch.int16, 16), "bf16": (torch.bfloat16, torch.int16, 16),
             "i8": (torch.int8, torch.int8, 8)}
     tick = torch.zeros(1, device=dev)
+
+    def all_ok(flag):
+        """Whether flag holds on every GPU."""
+        t = torch.tensor([1 if flag else 0], device=dev)
+        dist.all_reduce(t, op=dist.ReduceOp.MIN)
+        return bool(t.item())
 
     def pattern(index, ity, nbits):
         """An integer per global element index, its second-highest bit clear (no NaN or
@@ -137,12 +265,13 @@ def worker(rank, G, plan, args, init_file, results):
         cfirst, ccount = blocks(C, G)
         rows, cols = rcount[rank], ccount[rank]
         size = ELEM_SIZE[type_name]
+        # The largest program holds x, send (the one the ceiling and the per-piece program
+        # share, and one made by pack), recv, y and the y being made while the last one is
+        # freed; 2 GiB more for the verification's int64 indices and torch.compile's work.
         free, _ = torch.cuda.mem_get_info()
-        need = (5 * rows * C + 2 * cols * R) * size + (256 << 20)
-        ok_mem = torch.tensor([1 if need < free else 0], device=dev)
-        dist.all_reduce(ok_mem, op=dist.ReduceOp.MIN)
-        if not ok_mem.item():
-            out.append((type_name, R, C, None))
+        need = (3 * rows * C + 3 * cols * R) * size + (2 << 30)
+        if not all_ok(need < free):
+            out.append((type_name, R, C, "not enough device memory", None))
             continue
         # This GPU's rows, made from their global indices, row block by row block.
         x = torch.empty(rows, C, dtype=dtype, device=dev)
@@ -157,28 +286,68 @@ def worker(rank, G, plan, args, init_file, results):
         send = torch.empty(rows * C, dtype=dtype, device=dev)
         recv = torch.empty(R * cols, dtype=dtype, device=dev)
 
-        def transpose():
+        def verify(y):
+            """y is rows cfirst[rank].. of the transpose: y[j, i] = A[i, cfirst + j]."""
+            good = tuple(y.shape) == (cols, R) and y.is_contiguous()
+            step = max(1, (1 << 26) // max(R, 1))
+            for j0 in range(0, cols, step) if good else ():
+                j1 = min(cols, j0 + step)
+                j = torch.arange(j0, j1, device=dev, dtype=torch.int64)[:, None] + cfirst[rank]
+                idx = torch.arange(R, device=dev, dtype=torch.int64)[None, :] * C + j
+                good = good and torch.equal(y[j0:j1].view(ity), pattern(idx, ity, nbits))
+            return all_ok(good)
+
+        def piece():
             offset = 0
-            for piece, c in zip(x.split(ccount, dim=1), ccount):
-                send[offset:offset + rows * c].view(rows, c).copy_(piece)
+            for part, c in zip(x.split(ccount, dim=1), ccount):
+                send[offset:offset + rows * c].view(rows, c).copy_(part)
                 offset += rows * c
             dist.all_to_all_single(recv, send, out_sizes, in_sizes)
             return recv.view(R, cols).t().contiguous()
 
-        y = transpose()
-        good = True
-        for j0 in range(0, cols, max(1, (1 << 26) // max(R, 1))):
-            j1 = min(cols, j0 + max(1, (1 << 26) // max(R, 1)))
-            idx = torch.arange(R, device=dev, dtype=torch.int64)[None, :] * C \
-                + (torch.arange(j0, j1, device=dev, dtype=torch.int64)[:, None] + cfirst[rank])
-            good = good and torch.equal(y[j0:j1].view(ity), pattern(idx, ity, nbits))
-        del y
-        ok = torch.tensor([1 if good else 0], device=dev)
-        dist.all_reduce(ok, op=dist.ReduceOp.MIN)
-        a2a = time_ms(lambda: dist.all_to_all_single(recv, send, out_sizes, in_sizes))
-        ours = time_ms(transpose)
-        out.append((type_name, R, C, (a2a, ours, bool(ok.item()))))
-        del x, send, recv
+        pack, unpack, recv_sizes, send_sizes = short_program(R, C, G, rank)
+
+        def around(pack, unpack):
+            def program():
+                dist.all_to_all_single(recv, pack(x), recv_sizes, send_sizes)
+                return unpack(recv)
+            return program
+
+        programs, notes = {}, []
+        for name in args.programs:
+            if name == "short":
+                programs[name] = around(pack, unpack)
+            elif name == "piece":
+                programs[name] = piece
+            else:  # compiled once for this shape and type, here, before any timing
+                why = ""
+                try:
+                    import torch._dynamo
+                    torch._dynamo.reset()  # each shape its own compile, no recompile limit
+                    cpack = torch.compile(pack, dynamic=False, fullgraph=True)
+                    cunpack = torch.compile(unpack, dynamic=False, fullgraph=True)
+                    cpack(x)  # compiled here, on the shapes the timing will use
+                    cunpack(recv)
+                except Exception as e:  # no triton, an unsupported GPU or PyTorch...
+                    lines = str(e).strip().splitlines() or [type(e).__name__]
+                    why = "%s: %s" % (type(e).__name__, lines[0][:160])
+                if all_ok(not why):
+                    programs[name] = around(cpack, cunpack)
+                else:
+                    notes.append("compiled skipped: torch.compile failed (%s)" %
+                                 (why or "on another GPU"))
+                torch.cuda.synchronize()
+
+        runs = []
+        for _ in range(args.runs):
+            run = {"a2a": time_ms(lambda: dist.all_to_all_single(recv, send, out_sizes,
+                                                                 in_sizes))}
+            for name, fn in programs.items():
+                ok = verify(fn())  # every run, every program, before it is timed
+                run[name] = time_ms(fn) + (ok,)
+            runs.append(run)
+        out.append((type_name, R, C, notes, runs))
+        del x, send, recv, programs
         torch.cuda.empty_cache()
     if rank == 0:
         results.put(out)
@@ -227,38 +396,52 @@ def main(argv):
 
     gpus = "%d GPU%s" % (G, "" if G == 1 else "s")
     on = "-%dgpu%s" % (G, "" if G == 1 else "s")  # in the ids, as step 10's
-    print("PyTorch %s, %s x %s, driver %s, CUDA %s" %
-          (torch.__version__, G, ident["device"], ident["driver"], ident["cuda"]))
-    print("%-5s %-12s %10s %10s %9s %8s  %s" %
-          ("type", "shape", "a2a ms", "median ms", "GB/s/GPU", "% a2a", "verified"))
+    print("PyTorch %s, %s x %s, driver %s, CUDA %s; %d run%s of %d repetitions" %
+          (torch.__version__, G, ident["device"], ident["driver"], ident["cuda"], args.runs,
+           "" if args.runs == 1 else "s", args.reps))
+    print("%-5s %-12s %-9s %10s %10s %9s %8s  %s" %
+          ("type", "shape", "program", "median ms", "min ms", "GB/s/GPU", "% a2a", "verified"))
     rows, failed = [], False
-    for type_name, R, C, res in out:
-        if res is None:
-            print("%-5s %-12s skipped: not enough device memory" % (type_name, "%dx%d" % (R, C)))
+    for type_name, R, C, notes, runs in out:
+        shape = "%dx%d" % (R, C)
+        if runs is None:
+            print("%-5s %-12s skipped: %s" % (type_name, shape, notes))
             continue
-        (a_med, a_min), (med, mn), ok = res
+        for note in notes:
+            print("%-5s %-12s %s" % (type_name, shape, note))
         moved = 2.0 * R * C * ELEM_SIZE[type_name] / G
-        a_gbps, gbps = moved / (a_med * 1e-3) / 1e9, moved / (med * 1e-3) / 1e9
-        failed = failed or not ok
-        for kid, kernel, m, n, g, pct, v in (
-                ("a2a" + on, "copy: all_to_all_single, " + gpus, a_med, a_min, a_gbps, 100.0,
-                 "-"),
-                ("torch" + on, "split, all_to_all_single, t().contiguous(), " + gpus, med, mn,
-                 gbps, 100.0 * a_med / med, "yes" if ok else "FAILED")):
-            rows.append(["pytorch-nccl", kid, kernel, "-", "-", type_name, str(R), str(C), "1",
-                         format(m, ".6g"), format(n, ".6g"), "%.1f" % g, "%.1f" % pct,
-                         "%.1f" % (100.0 * g / peak if peak else 0.0), v, ident["device"],
-                         ident["driver"], ident["cuda"], ident["date"]])
-        print("%-5s %-12s %10.4f %10.4f %9.0f %8.1f  %s" %
-              (type_name, "%dx%d" % (R, C), a_med, med, gbps, 100.0 * a_med / med,
-               "yes" if ok else "FAILED"))
+        ceiling = ("a2a", "a2a", "copy: all_to_all_single, ")
+        summary = {}
+        for name, prefix, kernel in (ceiling,) + PROGRAMS:
+            if name not in runs[0]:
+                continue
+            for run in runs:
+                med, mn = run[name][:2]
+                ok = run[name][2] if name != "a2a" else None
+                failed = failed or ok is False
+                gbps = moved / (med * 1e-3) / 1e9
+                rows.append(["pytorch-nccl", prefix + on, kernel + gpus, "-", "-", type_name,
+                             str(R), str(C), "1", format(med, ".6g"), format(mn, ".6g"),
+                             "%.1f" % gbps, "%.1f" % (100.0 * run["a2a"][0] / med),
+                             "%.1f" % (100.0 * gbps / peak if peak else 0.0),
+                             "-" if ok is None else ("yes" if ok else "FAILED"),
+                             ident["device"], ident["driver"], ident["cuda"], ident["date"]])
+            med = statistics.median(run[name][0] for run in runs)
+            mn = min(run[name][1] for run in runs)
+            a_med = statistics.median(run["a2a"][0] for run in runs)
+            verified = "-" if name == "a2a" else \
+                ("yes" if all(run[name][2] for run in runs) else "FAILED")
+            summary[name] = med
+            print("%-5s %-12s %-9s %10.4f %10.4f %9.0f %8.1f  %s" %
+                  (type_name, shape, name, med, mn, moved / (med * 1e-3) / 1e9,
+                   100.0 * a_med / med, verified))
+        timed = [n for n in summary if n != "a2a"]
+        if timed:
+            best = min(timed, key=lambda n: summary[n])
+            print("%-5s %-12s best PyTorch program: %s, %.4f ms" %
+                  (type_name, shape, best, summary[best]))
     if args.csv and rows:
-        new = not os.path.exists(args.csv) or os.path.getsize(args.csv) == 0
-        with open(args.csv, "a", newline="") as f:
-            w = csv.writer(f, lineterminator="\n")
-            if new:
-                w.writerow(HEADER)
-            w.writerows(rows)
+        csv_append(args.csv, rows)
     return 1 if failed else 0
 
 
