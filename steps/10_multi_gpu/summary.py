@@ -46,10 +46,9 @@ def main(path):
         a2a = stat((g, t, shape, "step10", "a2a")) or stat((g, t, shape, "step10-lab", "a2a"))
         print(f"\n{g} GPUs, {t} {shape}: NCCL all-to-all {fmt(a2a)}")
         best10 = None
-        for step, kid in (("step10", "direct"), ("step10", "overlapped"), ("step10-lab", "direct-at-once"),
-                          ("step10-lab", "peer"), ("step10-lab", "peer-down"), ("step10-lab", "direct-kernel"),
-                          ("step10-lab", "direct-in-turn-mine-kernel"), ("step10-lab", "plain"),
-                          ("step10-lab", "link-copy"), ("step10-lab", "link-copy-1stream")):
+        ids = sorted({k[3:] for k in runs if k[:3] == (g, t, shape) and k[3] != "pytorch-nccl" and k[4] != "a2a"},
+                     key=lambda k: (k[0] != "step10", k[1]))
+        for step, kid in ids:
             s = stat((g, t, shape, step, kid))
             if s is None:
                 continue

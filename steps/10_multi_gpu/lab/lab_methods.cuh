@@ -1,7 +1,8 @@
 // Step 10's lab: the methods tried beside the lesson's pipeline, as the harness sees them.
 //   plain order:  pack, all-to-all, place, one after the other on one stream (the lesson's three
 //                 passes with no overlap: what the pipeline improves on, and PyTorch's order);
-//   overlapped:   the lesson's pipeline, timed in the same run for comparison;
+//   overlapped:   the lesson's pipeline, timed in the same run for comparison; with NCCL held
+//                 to 8 blocks; with buffers registered with NCCL;
 //   peer writes:  lab/peer.cuh, one kernel writing into every GPU's output through NCCL's
 //                 windows (window.cuh), its tiles along the rows or down the columns;
 //   direct:       direct.cuh, pieces placed by the copy engines or by a copy kernel;
@@ -35,6 +36,77 @@ inline Method plain_order() {
     exchange(p, 0, c.comm, s);
     for (int g = 0; g < p.at.gpus; ++g) place(p, g, 0, s);
   };
+  return m;
+}
+
+/// The lesson's pipeline with NCCL held to a few SMs: a communicator split from the team's with
+/// ncclConfig_t's maxCTAs, so the packs keep the others.
+inline Method overlapped_few_ctas(int ctas) {
+  struct State {
+    ncclComm_t comm = nullptr;
+    std::unique_ptr<Pipeline> pipe;
+    ~State() {
+      if (comm) ncclCommDestroy(comm);
+    }
+  };
+  auto state = std::make_shared<std::unique_ptr<State>>();
+  Method m;
+  m.id = "overlapped-" + std::to_string(ctas) + "ctas";
+  m.name = "overlapped, NCCL on " + std::to_string(ctas) + " blocks";
+  m.chunked = true;
+  m.prepare = [state, ctas](const Context& c) {
+    *state = std::make_unique<State>();
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.minCTAs = 1;
+    config.maxCTAs = ctas;
+    NCCL_CHECK(ncclCommSplit(c.comm, 0, c.me, &(*state)->comm, &config));
+    (*state)->pipe = std::make_unique<Pipeline>(c.at.chunks);
+    return std::string();
+  };
+  m.run = [state](const Context& c, cudaStream_t s) { (*state)->pipe->run(c.part(), (*state)->comm, s); };
+  m.release = [state] { state->reset(); };
+  return m;
+}
+
+/// The lesson's pipeline with its send and receive buffers from ncclMemAlloc, registered with
+/// NCCL (ncclCommRegister), so that its transport may use them without its own buffers.
+inline Method overlapped_registered() {
+  struct State {
+    ncclComm_t comm = nullptr;
+    void *send = nullptr, *recv = nullptr, *send_handle = nullptr, *recv_handle = nullptr;
+    std::unique_ptr<Pipeline> pipe;
+    ~State() {  // no checks: a destructor must not throw
+      if (send_handle) ncclCommDeregister(comm, send_handle);
+      if (recv_handle) ncclCommDeregister(comm, recv_handle);
+      if (send) ncclMemFree(send);
+      if (recv) ncclMemFree(recv);
+    }
+  };
+  auto state = std::make_shared<std::unique_ptr<State>>();
+  Method m;
+  m.id = "overlapped-registered";
+  m.name = "overlapped, buffers registered with NCCL";
+  m.chunked = true;
+  m.prepare = [state](const Context& c) {
+    auto st = std::make_unique<State>();
+    st->comm = c.comm;
+    const std::size_t send_bytes = c.at.in_elems(c.me) * c.at.elem + 16,
+                      recv_bytes = c.at.recv_elems(c.me) * c.at.elem + 16;
+    NCCL_CHECK(ncclMemAlloc(&st->send, send_bytes));
+    NCCL_CHECK(ncclMemAlloc(&st->recv, recv_bytes));
+    NCCL_CHECK(ncclCommRegister(c.comm, st->send, send_bytes, &st->send_handle));
+    NCCL_CHECK(ncclCommRegister(c.comm, st->recv, recv_bytes, &st->recv_handle));
+    st->pipe = std::make_unique<Pipeline>(c.at.chunks);
+    *state = std::move(st);
+    return std::string();
+  };
+  m.run = [state](const Context& c, cudaStream_t s) {
+    Part p = c.part();
+    p.send = (*state)->send;
+    p.recv = (*state)->recv;
+    (*state)->pipe->run(p, c.comm, s);
+  };
+  m.release = [state] { state->reset(); };
   return m;
 }
 
@@ -109,7 +181,8 @@ inline Method link_copy(bool in_turn) {
 }
 
 inline std::vector<Method> lab_methods() {
-  return {plain_order(),         overlapped(),           peer_writes<false>(),
+  return {plain_order(),         overlapped(),           overlapped_few_ctas(8),
+          overlapped_registered(), peer_writes<false>(),
           peer_writes<true>(),   direct(),
           direct(by_copy_engine, false, "direct-at-once", "direct: copy engines, every GPU's piece at once"),
           direct(by_copy_kernel, true, "direct-kernel", "direct: pieces placed by a copy kernel"),
