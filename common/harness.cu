@@ -239,7 +239,8 @@ int run(const StepInfo& step, const Options& opt, std::vector<Variant> variants)
                        }};
     refs.push_back(measure(geam));
   }
-  if (step.cublas_reference && cublaslt_has_type(p.type)) {
+  // Not under --only (a profile of one kernel): ncu must not meet cuBLASLt's kernels first.
+  if (step.cublas_reference && cublaslt_has_type(p.type) && opt.only.empty()) {
     // int8 takes a float or an int32 scale, and they run at different speeds: the faster counts.
     std::vector<ResultRow> tried;
     for (bool int_scale : {false, true}) {

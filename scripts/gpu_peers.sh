@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One GPU run for the peers of steps 06-09: build, the GPU tests of the harness's peers, the
+# benches of steps 06-09 with their cuBLAS and cuBLASLt rows and PyTorch's (eager and
+# torch.compile), and the profiles the pages' corrections need. Each part has its own time limit
+# (seconds) and writes into OUT as it goes, so a part that runs long keeps what it measured.
+#
+#   OUT=dir PARTS="build test bench peers profile" scripts/gpu_peers.sh
+#
+# What comes back, in OUT: bench.csv (merge: python3 plots/bench.py --merge OUT/bench.csv),
+# profile.csv (plots/data/profile.csv with the new problems' rows in place: copy it over),
+# and a log per part.
+set -u
+OUT=${OUT:-gpu-out}
+PARTS=${PARTS:-build test bench peers profile}
+JOBS=${JOBS:-$(nproc)}
+RUNS=${RUNS:-3}
+SIZES=${SIZES:-8192,32768,16384,4095x4097,12345x6789,16385x8191,64x64,32x48}
+mkdir -p "$OUT"
+has() { [[ " $PARTS " == *" $1 "* ]]; }
+part() {  # part NAME LIMIT COMMAND...: its output in OUT/NAME.log, its status on the terminal
+  local name=$1 limit=$2; shift 2
+  local t0=$SECONDS
+  timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
+  echo "$name: exit $? after $((SECONDS - t0)) s (limit $limit s)"
+  tail -n 4 "$OUT/$name.log"
+}
+
+if has build; then
+  part build 300 bash -c "cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build build -j $JOBS --target step06 step07 \
+    step08 step09 common_test"
+fi
+if has test; then
+  part test 60 ./build/bin/common_test --gtest_filter='Peers*'
+fi
+if has bench; then
+  part bench 240 python3 plots/bench.py --build build --steps 06,07,08,09 --runs "$RUNS" \
+    --sizes "$SIZES" --out "$OUT/bench.csv" --log "$OUT/bench-runs.log"
+fi
+if has peers; then
+  part peers 200 python3 plots/bench.py --build build --steps pytorch --pytorch-runs "$RUNS" \
+    --out "$OUT/bench.csv" --log "$OUT/peers-runs.log"
+fi
+if has profile; then
+  cp plots/data/profile.csv "$OUT/profile.csv"
+  part profile 150 bash -c "python3 scripts/profile.py 08 --shapes 46341x46341,46336x46336 \
+    --exe build/bin/step08 --out '$OUT/profile.csv' && python3 scripts/profile.py 08 --shapes 16384x16384 \
+    --ids auto,vec-32x32,vec-64x64,vec-128x128 --exe build/bin/step08 --out '$OUT/profile.csv'"
+fi
