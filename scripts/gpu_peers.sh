@@ -8,42 +8,56 @@
 #
 # What comes back, in OUT: bench.csv (merge: python3 plots/bench.py --merge OUT/bench.csv),
 # profile.csv (plots/data/profile.csv with the new problems' rows in place: copy it over),
-# and a log per part.
+# and a log per part (build, test, bench, peers, profile): 7 files at most.
 set -u
 OUT=${OUT:-gpu-out}
 PARTS=${PARTS:-build test bench peers profile}
 JOBS=${JOBS:-$(nproc)}
 RUNS=${RUNS:-3}
-SIZES=${SIZES:-8192,32768,16384,4095x4097,12345x6789,16385x8191,64x64,32x48}
+# The whole run stops before BUDGET seconds: each part gets its own limit or what is left.
+BUDGET=${BUDGET:-585}
 mkdir -p "$OUT"
 has() { [[ " $PARTS " == *" $1 "* ]]; }
 part() {  # part NAME LIMIT COMMAND...: its output in OUT/NAME.log, its status on the terminal
   local name=$1 limit=$2; shift 2
+  local left=$((BUDGET - SECONDS))
+  ((limit > left)) && limit=$left
+  if ((limit < 10)); then echo "$name: skipped, no time left"; return; fi
   local t0=$SECONDS
   timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
   echo "$name: exit $? after $((SECONDS - t0)) s (limit $limit s)"
-  tail -n 4 "$OUT/$name.log"
+  tail -n 3 "$OUT/$name.log"
 }
 
 if has build; then
-  part build 300 bash -c "cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build build -j $JOBS --target step06 step07 \
-    step08 step09 common_test"
+  part build 240 bash -c "cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null && cmake --build build -j $JOBS --target step06 \
+    step07 step08 step09 common_test"
 fi
 if has test; then
   part test 60 ./build/bin/common_test --gtest_filter='Peers*'
 fi
+# The steps' own runs (their kernels, the copy, cuBLAS geam and cuBLASLt): steps 06 and 07 at
+# the headline squares, 08 and 09 at the peers' shapes and batches.
 if has bench; then
-  part bench 240 python3 plots/bench.py --build build --steps 06,07,08,09 --runs "$RUNS" \
-    --sizes "$SIZES" --out "$OUT/bench.csv" --log "$OUT/bench-runs.log"
+  part bench 300 bash -c "python3 plots/bench.py --build build --steps 06,07 --runs $RUNS \
+    --sizes 8192,32768 --out '$OUT/bench.csv' --log build/bench-runs.log && \
+    python3 plots/bench.py --build build --steps 08,09 --runs $RUNS --out '$OUT/bench.csv' \
+    --sizes 8192,32768,16384,4095x4097,12345x6789,16385x8191,64x64,32x48 \
+    --log build/bench-runs2.log"
 fi
+# PyTorch, eager and torch.compile, on every step's [[peers]] problems.
 if has peers; then
-  part peers 200 python3 plots/bench.py --build build --steps pytorch --pytorch-runs "$RUNS" \
-    --out "$OUT/bench.csv" --log "$OUT/peers-runs.log"
+  part peers 240 python3 plots/bench.py --build build --steps pytorch --pytorch-runs "$RUNS" \
+    --runs "$RUNS" --out "$OUT/bench.csv" --log build/peers-runs.log
 fi
+# The corrections' counters: 46341^2's read-modify-write (README of step 08), the int8 vector
+# kernel (NARROW.md) and the 64 x 64 vector tile on doubles beside the scalar one (LAUNCHER.md).
 if has profile; then
   cp plots/data/profile.csv "$OUT/profile.csv"
-  part profile 150 bash -c "python3 scripts/profile.py 08 --shapes 46341x46341,46336x46336 \
-    --exe build/bin/step08 --out '$OUT/profile.csv' && python3 scripts/profile.py 08 --shapes 16384x16384 \
-    --ids auto,vec-32x32,vec-64x64,vec-128x128 --exe build/bin/step08 --out '$OUT/profile.csv'"
+  part profile 200 bash -c "python3 scripts/profile.py 08 --shapes 46341x46341 \
+    --exe build/bin/step08 --out '$OUT/profile.csv' && python3 scripts/profile.py 08 \
+    --shapes 16384x16384 --ids vec-64x64,vec-128x128 --exe build/bin/step08 \
+    --out '$OUT/profile.csv'"
 fi
+echo "gpu_peers: done in $SECONDS s; files in $OUT"
