@@ -23,7 +23,7 @@ As a module (step 10's multi-GPU peers import it), the shared pieces:
     identify(torch)             {"device", "driver", "cuda", "date"} of the current device
     peak_gbps(index)            the theoretical DRAM bandwidth (0 when unknown)
     random_bits(torch, type_, shape, device)   a tensor of fresh bit patterns (no NaN, no inf)
-    same_bits(torch, type_, a, b)   bit-for-bit equality (a strided view allowed)
+    is_transpose(torch, type_, y, x)   y is x with its last two dims swapped, bit for bit
     time_ms(torch, fn, warmup, reps)           (median, min) in ms over CUDA-event-timed runs
     compile_once(torch, fn)     torch.compile(fn, dynamic=False), with a fresh cache
     csv_row(...), append_csv(path, rows)       rows in common/report.hpp's format
@@ -220,11 +220,18 @@ def random_bits(torch, type_, shape, device):
     return raw.view(dtype)
 
 
-def same_bits(torch, type_, a, b):
-    """a and b, two tensors of type_, hold the same bits (b may be a strided view)."""
-    ity = getattr(torch, DTYPES[type_][1])
-    bits = lambda t: t.view(ity) if t.element_size() != 16 else t.view(ity).view(*t.shape, 2)
-    return a.shape == b.shape and torch.equal(bits(a), bits(b))
+def bits(torch, type_, t):
+    """t's bits as integers of its width; a 16-byte element becomes a pair (a last dim of 2)."""
+    b = t.view(getattr(torch, DTYPES[type_][1]))
+    return b.view(*t.shape, 2) if ELEM_SIZE[type_] == 16 else b
+
+
+def is_transpose(torch, type_, y, x):
+    """y holds, bit for bit, every matrix of x transposed (the last two dims swapped)."""
+    want = bits(torch, type_, x)
+    want = want.transpose(-2, -3) if ELEM_SIZE[type_] == 16 else want.transpose(-1, -2)
+    got = bits(torch, type_, y)
+    return got.shape == want.shape and torch.equal(got, want)
 
 
 def time_ms(torch, fn, warmup, reps):
@@ -295,7 +302,7 @@ def measure(torch, problem, args, ident, peak):
         y = fn(x)  # the compile happens here, before the timing
         verified = "skipped"
         if args.verify:
-            right = same_bits(torch, problem.type, y, x.transpose(-1, -2))
+            right = is_transpose(torch, problem.type, y, x)
             verified, ok = ("yes" if right else "FAILED"), ok and right
         del y
         med, mn = time_ms(torch, lambda: fn(x), args.warmup, args.reps)
