@@ -241,13 +241,13 @@ int run(const StepInfo& step, const Options& opt, std::vector<Variant> variants)
   }
   // Not under --only (a profile of one kernel): ncu must not meet cuBLASLt's kernels first.
   if (step.cublas_reference && cublaslt_has_type(p.type) && opt.only.empty()) {
-    // int8 takes a float or an int32 scale, and they run at different speeds: the faster counts.
+    // int8 takes a float or an int32 scale, and they run at different speeds: the fastest of
+    // the scale types that run counts.
     std::vector<ResultRow> tried;
-    for (bool int_scale : {false, true}) {
-      if (int_scale && p.type != ElemType::i8) continue;
+    for (cudaDataType_t scale : cublaslt_scales(p.type)) {
       std::cerr << "timing cuBLASLt's transform...\n";
       try {
-        CublasLtTranspose lt(p, int_scale);
+        CublasLtTranspose lt(p, scale);
         const Variant transform{"cublaslt", lt.name(), "-", "-",
                                 [&](const Problem&, const void* in, void* out, cudaStream_t s) {
                                   return lt.run(in, out, s);

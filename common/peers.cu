@@ -88,12 +88,13 @@ bool cublaslt_has_type(ElemType type) {
          type == ElemType::bf16 || type == ElemType::i8;
 }
 
-CublasLtTranspose::CublasLtTranspose(const Problem& p, bool int_scale)
-    // The scale's type: double for doubles, float for the other floats (halves included, as
-    // cuBLASLt asks), float or int32 for int8.
-    : scale_(p.type == ElemType::f64                   ? CUDA_R_64F
-             : int_scale && p.type == ElemType::i8 ? CUDA_R_32I
-                                                   : CUDA_R_32F) {
+std::vector<cudaDataType_t> cublaslt_scales(ElemType type) {
+  if (type == ElemType::f64) return {CUDA_R_64F, CUDA_R_32F};
+  if (type == ElemType::i8) return {CUDA_R_32F, CUDA_R_32I};
+  return {CUDA_R_32F};
+}
+
+CublasLtTranspose::CublasLtTranspose(const Problem& p, cudaDataType_t scale) : scale_(scale) {
   const cudaDataType_t type = lt_type(p.type);
   CUBLAS_CHECK(cublasLtCreate(&handle_));
   CUBLAS_CHECK(cublasLtMatrixTransformDescCreate(&desc_, scale_));

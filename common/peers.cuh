@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <string>
+#include <vector>
 
 #include "problem.hpp"
 
@@ -40,20 +41,25 @@ class CublasTranspose {
 /// True for the types cublasLtMatrixTransform takes: f32, f64, f16, bf16, i8.
 bool cublaslt_has_type(ElemType type);
 
+/// The scale types cublasLtMatrixTransform may take for @p type, the usual one first: float for
+/// f32, f16, bf16 (as cuBLASLt asks for halves); double, then float, for f64; float, then int32,
+/// for i8. The harness times each one that runs and keeps the fastest.
+std::vector<cudaDataType_t> cublaslt_scales(ElemType type);
+
 /// cublasLtMatrixTransform with TRANSA = T on row-major layouts (CUBLASLT_ORDER_ROW, so no
 /// swap of rows and columns as with geam): C (cols x rows) = 1 * A^T. A batch is one call, a
 /// strided batch (CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT and STRIDED_BATCH_OFFSET). The handle, the
-/// descriptor and both layouts are made once, here, for problem @p p; run() makes no allocation
-/// and needs no workspace. int8 takes a float or an int32 scale (@p int_scale); the harness times
-/// both and keeps the faster.
+/// descriptor and both layouts are made once, here, for problem @p p and scale type @p scale;
+/// run() makes no allocation and needs no workspace.
 class CublasLtTranspose {
  public:
-  CublasLtTranspose(const Problem& p, bool int_scale = false);
+  CublasLtTranspose(const Problem& p, cudaDataType_t scale);
   ~CublasLtTranspose();
   CublasLtTranspose(const CublasLtTranspose&) = delete;
   CublasLtTranspose& operator=(const CublasLtTranspose&) = delete;
 
-  /// Transposes every matrix of the problem given to the constructor, in one call.
+  /// Transposes every matrix of the problem given to the constructor, in one call. Throws
+  /// CudaError when cuBLASLt refuses it (a scale type it does not take for this type).
   cudaError_t run(const void* in, void* out, cudaStream_t stream);
   /// "cuBLASLt MatrixTransform (scale 32F)": the row's kernel name.
   std::string name() const;
