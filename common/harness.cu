@@ -227,7 +227,9 @@ int run(const StepInfo& step, const Options& opt, std::vector<Variant> variants)
   report.copy_gbps = p.bytes_moved() / (best_copy_ms * 1e-3) / 1e9;
 
   // The libraries' transposes (peers.cuh), verified and timed like the kernels.
-  if (step.cublas_reference && cublas_has_type(p.type) && p.rows <= 0x7FFFFFFF &&
+  // geam has no batched form: on a batch, cuBLASLt's one strided-batch call is the peer, not a
+  // geam per matrix.
+  if (step.cublas_reference && cublas_has_type(p.type) && p.batch == 1 && p.rows <= 0x7FFFFFFF &&
       p.cols <= 0x7FFFFFFF) {
     std::cerr << "timing cuBLAS geam...\n";
     CublasTranspose cublas;
