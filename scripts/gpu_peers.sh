@@ -53,7 +53,7 @@ if has peers; then
 fi
 # The corrections' counters: 46341^2's read-modify-write (README of step 08), the int8 vector
 # kernel (NARROW.md), the 64 x 64 vector tile on doubles beside the scalar one (LAUNCHER.md),
-# the batched kernels in and out of the L2 (BATCHED.md).
+# the batched kernels out of the L2 (BATCHED.md).
 if has profile; then
   cp plots/data/profile.csv "$OUT/profile.csv"
   part profile 200 bash -c "python3 scripts/profile.py 08 --shapes 16384x16384 \
