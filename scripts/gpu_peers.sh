@@ -52,12 +52,11 @@ if has peers; then
     --runs "$RUNS" --out "$OUT/bench.csv" --log build/peers-runs.log
 fi
 # The corrections' counters: 46341^2's read-modify-write (README of step 08), the int8 vector
-# kernel (NARROW.md), the 64 x 64 vector tile on doubles beside the scalar one (LAUNCHER.md),
-# the batched kernels out of the L2 (BATCHED.md).
+# kernel (NARROW.md) and the batched kernels out of the L2 (BATCHED.md).
 if has profile; then
   cp plots/data/profile.csv "$OUT/profile.csv"
   part profile 200 bash -c "python3 scripts/profile.py 08 --shapes 16384x16384 \
-    --ids vec-64x64,vec-128x128 --exe build/bin/step08 --out '$OUT/profile.csv' && \
+    --ids vec-128x128 --exe build/bin/step08 --out '$OUT/profile.csv' && \
     python3 scripts/profile.py 09 --shapes 32x48 --exe build/bin/step09 \
     --out '$OUT/profile.csv' && python3 scripts/profile.py 08 --shapes 46341x46341 \
     --exe build/bin/step08 --out '$OUT/profile.csv'"
