@@ -6,9 +6,9 @@
 #
 #   OUT=dir PARTS="build test bench peers profile" scripts/gpu_peers.sh
 #
-# What comes back, in OUT: bench.csv (merge: python3 plots/bench.py --merge OUT/bench.csv),
-# profile.csv (plots/data/profile.csv with the new problems' rows in place: copy it over),
-# and a log per part (build, test, bench, peers, profile): 7 files at most.
+# What comes back, in OUT: bench.csv (the steps' runs) and peers.csv (PyTorch's), to merge with
+# `python3 plots/bench.py --merge OUT/bench.csv OUT/peers.csv`; profile.csv (plots/data's with
+# the new problems' rows in place: copy it over); a log per part. 8 files at most.
 set -u
 OUT=${OUT:-gpu-out}
 PARTS=${PARTS:-build test bench peers profile}
@@ -46,10 +46,12 @@ if has bench; then
     --sizes 8192,32768,16384,4095x4097,12345x6789,16385x8191,64x64,32x48 \
     --log build/bench-runs2.log"
 fi
-# PyTorch, eager and torch.compile, on every step's [[peers]] problems.
+# PyTorch, eager and torch.compile, on every step's [[peers]] problems: RUNS runs of one process
+# each (the first verifies; the compiles of the later ones come from Inductor's cache), every
+# row kept in peers.csv.
 if has peers; then
-  part peers 240 python3 plots/bench.py --build build --steps pytorch --pytorch-runs "$RUNS" \
-    --runs "$RUNS" --out "$OUT/bench.csv" --log build/peers-runs.log
+  part peers 240 bash -c "for run in \$(seq $RUNS); do python3 plots/peers.py \
+    --csv '$OUT/peers.csv' \$( ((run > 1)) && echo --no-verify); done"
 fi
 # The corrections' counters: 46341^2's read-modify-write (README of step 08), the int8 vector
 # kernel (NARROW.md) and the batched kernels out of the L2 (BATCHED.md).
