@@ -35,14 +35,21 @@ if has build; then
     step07 step08 step09 common_test"
 fi
 if has test; then
-  part test 60 ./build/bin/common_test --gtest_filter='Peers*'
+  # The peers' GoogleTest tests, the steps' small runs (ctest), and step 08's and 09's peer rows
+  # in every type on a misaligned shape and a batch (exit 1 if any row fails verification).
+  part test 90 bash -o pipefail -c "./build/bin/common_test --gtest_filter='Peers*' && \
+    (cd build && ctest -R 'step0[6-9][.]cli' --output-on-failure | tail -n 3) && \
+    for t in f32 f64 f16 bf16 i8; do ./build/bin/step08 --type \$t --rows 1000 --cols 777 \
+    --reps 3 | grep -E 'cuBLAS|note' || exit 1; done && ./build/bin/step09 --mode batched \
+    --rows 32 --cols 48 --batch 300 --reps 3 | grep cuBLAS"
 fi
 # The steps' own runs (their kernels, the copy, cuBLAS geam and cuBLASLt): steps 06 and 07 at
-# the headline squares, 08 and 09 at the peers' shapes and batches.
+# the headline squares, 08 and 09 at the peers' shapes and batches (every type cuBLASLt takes).
 if has bench; then
   part bench 300 bash -c "python3 plots/bench.py --build build --steps 06,07 --runs $RUNS \
     --sizes 8192,32768 --out '$OUT/bench.csv' --log build/bench-runs.log && \
     python3 plots/bench.py --build build --steps 08,09 --runs $RUNS --out '$OUT/bench.csv' \
+    --types f32,f64,f16,bf16,i8 \
     --sizes 8192,32768,16384,4095x4097,12345x6789,16385x8191,64x64,32x48 \
     --log build/bench-runs2.log"
 fi
@@ -50,7 +57,7 @@ fi
 # each (the first verifies; the compiles of the later ones come from Inductor's cache), every
 # row kept in peers.csv.
 if has peers; then
-  part peers 240 bash -c "for run in \$(seq $RUNS); do python3 plots/peers.py \
+  part peers 240 bash -c "for run in \$(seq $RUNS); do python3 plots/peers.py --reps 20 \
     --csv '$OUT/peers.csv' \$( ((run > 1)) && echo --no-verify); done"
 fi
 # The corrections' counters: 46341^2's read-modify-write (README of step 08), the int8 vector
