@@ -1,5 +1,6 @@
 #include "harness.cuh"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -9,6 +10,7 @@
 #include "device_buffer.cuh"
 #include "device_info.hpp"
 #include "host_data.hpp"
+#include "peers.cuh"
 #include "references.cuh"
 #include "report.hpp"
 #include "timer.cuh"
@@ -224,7 +226,10 @@ int run(const StepInfo& step, const Options& opt, std::vector<Variant> variants)
   const double best_copy_ms = std::min(refs[0].median_ms, refs[1].median_ms);
   report.copy_gbps = p.bytes_moved() / (best_copy_ms * 1e-3) / 1e9;
 
-  if (step.cublas_reference && cublas_has_type(p.type) && p.rows <= 0x7FFFFFFF &&
+  // The libraries' transposes (peers.cuh), verified and timed like the kernels.
+  // geam has no batched form: on a batch, cuBLASLt's one strided-batch call is the peer, not a
+  // geam per matrix.
+  if (step.cublas_reference && cublas_has_type(p.type) && p.batch == 1 && p.rows <= 0x7FFFFFFF &&
       p.cols <= 0x7FFFFFFF) {
     std::cerr << "timing cuBLAS geam...\n";
     CublasTranspose cublas;
@@ -235,6 +240,31 @@ int run(const StepInfo& step, const Options& opt, std::vector<Variant> variants)
                          return cudaGetLastError();
                        }};
     refs.push_back(measure(geam));
+  }
+  // Not under --only (a profile of one kernel): ncu must not meet cuBLASLt's kernels first.
+  if (step.cublas_reference && cublaslt_has_type(p.type) && opt.only.empty()) {
+    // int8 takes a float or an int32 scale, and they run at different speeds: the fastest of
+    // the scale types that run counts.
+    std::vector<ResultRow> tried;
+    for (cudaDataType_t scale : cublaslt_scales(p.type)) {
+      std::cerr << "timing cuBLASLt's transform...\n";
+      try {
+        CublasLtTranspose lt(p, scale);
+        const Variant transform{"cublaslt", lt.name(), "-", "-",
+                                [&](const Problem&, const void* in, void* out, cudaStream_t s) {
+                                  return lt.run(in, out, s);
+                                }};
+        tried.push_back(measure(transform));
+      } catch (const CudaError& e) {  // a shape or type this cuBLASLt refuses: no row
+        std::cerr << step.binary << ": " << e.what() << " (no cuBLASLt row)\n";
+      }
+    }
+    if (!tried.empty()) {
+      refs.push_back(*std::min_element(tried.begin(), tried.end(), [](const ResultRow& a,
+                                                                      const ResultRow& b) {
+        return a.median_ms < b.median_ms;
+      }));
+    }
   }
   for (ResultRow& r : refs) {
     fill_rates(report, &r);

@@ -25,7 +25,7 @@ struct StepInfo {
   std::string description;  ///< a few lines for --help: the idea of the lesson
   std::vector<ElemType> types = {ElemType::f32};  ///< supported element types; first is default
   bool supports_batch = false;   ///< false: --batch is refused by name
-  bool cublas_reference = false; ///< true: print cuBLAS geam next to the copy ceiling
+  bool cublas_reference = false; ///< true: time cuBLAS geam and cuBLASLt (peers.cuh) too
   std::int64_t default_rows = 8192;  ///< --rows when not given
   std::int64_t default_cols = 8192;  ///< --cols when not given
   std::vector<ExtraOption> extras;  ///< step-specific options with a fixed set of values

@@ -1,5 +1,6 @@
 /// @file references.cuh
-/// @brief What every step is measured against: the copy ceiling and cuBLAS geam.
+/// @brief What every step is measured against: the copy ceiling (the libraries' transposes
+/// are in peers.cuh).
 ///
 /// A transpose reads and writes every byte once, exactly like a copy, so the fastest copy the
 /// GPU can do in this process, on these buffers, is the honest ceiling. Two copies are timed and
@@ -8,7 +9,6 @@
 /// H100, so it would flatter every step).
 #pragma once
 
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -23,25 +23,5 @@ cudaError_t launch_copy_kernel(const void* in, void* out, std::size_t bytes, cud
 
 /// cudaMemcpyAsync device to device, with the launch signature of a kernel.
 cudaError_t launch_memcpy(const void* in, void* out, std::size_t bytes, cudaStream_t stream);
-
-/// True for the types cuBLAS geam has: f32 (cublasSgeam) and f64 (cublasDgeam).
-bool cublas_has_type(ElemType type);
-
-/// cuBLAS's out-of-place transpose, C = 1 * A^T + 0 * B, as a reference row. cuBLAS is
-/// column-major, so our row-major rows x cols input is its cols x rows matrix A (lda = cols), and
-/// the row-major cols x rows output is its rows x cols matrix C (ldc = rows).
-class CublasTranspose {
- public:
-  CublasTranspose();
-  ~CublasTranspose();
-  CublasTranspose(const CublasTranspose&) = delete;
-  CublasTranspose& operator=(const CublasTranspose&) = delete;
-
-  /// Transposes every matrix of @p p (one geam per matrix). Throws CudaError on a cuBLAS error.
-  void run(const Problem& p, const void* in, void* out, cudaStream_t stream);
-
- private:
-  cublasHandle_t handle_ = nullptr;
-};
 
 }  // namespace course

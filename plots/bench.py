@@ -250,9 +250,8 @@ def arguments(argv):
 
 
 def peers_import(path):
-    """Whether the peers script's library imports here (peers_pytorch.py: torch)."""
-    library = path.stem.removeprefix("peers_")
-    return subprocess.run([sys.executable, "-c", f"import {library}"],
+    """Whether the peers scripts' library, torch, imports here."""
+    return subprocess.run([sys.executable, "-c", "import torch"],
                           capture_output=True).returncode == 0
 
 
@@ -352,7 +351,8 @@ def main(argv=None):
 
 def command(problem, binaries, csv_path, args, verify):
     if problem.peers:
-        return [sys.executable, str(problem.peers), "--csv", str(csv_path)]
+        cmd = [sys.executable, str(problem.peers)] + problem.argv + ["--csv", str(csv_path)]
+        return cmd + ([] if verify or problem.argv == [] else ["--no-verify"])
     cmd = [str(binaries[problem.binary])] + problem.argv + ["--csv", str(csv_path)]
     if args.reps or (problem.nbytes >= BIG_BYTES and not option_value(problem.argv, "--reps")):
         cmd += ["--reps", str(problem.reps(args))]

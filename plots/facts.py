@@ -138,7 +138,12 @@ class Facts:
         if self.twice is not None and set(self.twice) != self.TWICE_KEYS:
             raise FactsError(f"{self.shown}: [twice] takes {', '.join(sorted(self.TWICE_KEYS))}")
         self.types_figure = bool(raw.get("types_figure", False))
-        self.peers = self.folder / raw["peers"] if raw.get("peers") else None
+        # peers: a script of the step's own (its path), or [[peers]] groups: the problems
+        # plots/peers.py times with PyTorch for this step (its shapes, types and batch).
+        peers = raw.get("peers")
+        self.peers = self.folder / peers if isinstance(peers, str) and peers else None
+        self.peer_groups = [Group(g, f"{self.shown}: [[peers]] {i}")
+                            for i, g in enumerate(peers, 1)] if isinstance(peers, list) else []
         self.sweep = [Group(g, f"{self.shown}: [[sweep]] {i}")
                       for i, g in enumerate(raw.get("sweep", []), 1)]
         self.profile = [Group(g, f"{self.shown}: [[profile]] {i}")

@@ -108,7 +108,7 @@ def draw_progression(data, path):
                       fontsize=8.5)
         here = [r for r in select(data.bench, shape=shape, type_="f32") if step_number(r.step)]
         copy_row = best([r for r in here if r.is_copy])
-        cublas = best([r for r in here if r.is_cublas])
+        cublas = best([r for r in here if r.is_geam])
         if copy_row:
             ax.axhline(copy_row.gbps, color="black", linestyle="--", linewidth=1.2,
                        label=f"copy ceiling {copy_row.gbps:.0f} GB/s")
@@ -228,7 +228,7 @@ def types_series(step):
     return [(f"step {step_number(step)}", step_color(step),
              lambda r: r.step == step and not r.is_reference),
             ("copy ceiling", "black", lambda r: r.is_copy),
-            ("cuBLAS geam", "0.55", lambda r: r.is_cublas),
+            ("cuBLAS geam", "0.55", lambda r: r.is_geam),
             ("PyTorch", "tab:orange", lambda r: r.step == "pytorch" and not r.is_copy)]
 
 

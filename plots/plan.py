@@ -11,8 +11,11 @@ Standard library only.
 
 import argparse
 import math
+from pathlib import Path
 
 from facts import DEFAULT_TYPE
+
+PEERS_MODULE = Path(__file__).resolve().parent / "peers.py"  # the steps' [[peers]] problems
 
 START_S = 0.6               # process, CUDA context, cuBLAS handle
 FILL_S_PER_GB = 0.3         # bit patterns (16 threads) and the pageable host-to-device copy
@@ -150,16 +153,27 @@ def plan(course, binaries, sizes, wanted=None, peers_ok=None):
     for binary, group in course.exercises.items():
         if binary in binaries:
             problems += problems_of(binary, [group], sizes, "steps/course.toml")
+    # The peers: every step's [[peers]] problems in one run of plots/peers.py (one import of
+    # torch, each problem compiled once), then any step's own peers script.
+    peer_problems = []
     for facts in course.lessons().values():
-        if not facts.peers or not facts.peers.exists():
-            continue
+        for group in facts.peer_groups:
+            for _, (r, c), type_, batch in group.problems():
+                item = f"{type_}:{r}x{c}" + (f"x{batch}" if batch != 1 else "")
+                if item not in peer_problems:
+                    peer_problems.append(item)
+    scripts = [(PEERS_MODULE, ["--problems", ",".join(peer_problems)])] if peer_problems else []
+    scripts += [(f.peers, []) for f in course.lessons().values() if f.peers and f.peers.exists()]
+    for script, argv in scripts:
         if wanted is not None and "pytorch" not in wanted:
             continue
-        shown = facts.peers.relative_to(course.root).as_posix()
-        if peers_ok is None or peers_ok(facts.peers):
-            # Its rows' step is the library it times: peers_pytorch.py writes "pytorch".
-            name = facts.peers.stem.removeprefix("peers_")
-            problems.append(Problem(name, [], source=shown, peers=facts.peers))
+        try:
+            shown = script.relative_to(course.root).as_posix()
+        except ValueError:
+            shown = str(script)
+        if peers_ok is None or peers_ok(script):
+            # Its rows' step is the library it times: "pytorch" (peers.py, peers_pytorch.py).
+            problems.append(Problem("pytorch", argv, source=shown, peers=script))
         else:
             notes.append(f"note: {shown} skipped: its imports fail here (torch)")
     # The same binary and arguments twice (two groups naming one problem) runs once; two steps'

@@ -93,12 +93,12 @@ def plot_series(ax, rows, color, label, marker="o", linestyle="-"):
 
 
 def reference_series(rows):
-    """The best copy row and the best cuBLAS row at every float32 one-matrix shape."""
+    """The best copy row and the cuBLAS geam row at every float32 one-matrix shape."""
     shapes = sorted({r.shape for r in rows if r.type == "f32" and r.batch == 1})
     copies, cublas = [], []
     for shape in shapes:
         here = select(rows, shape=shape, type_="f32")
-        for found, keep in ((copies, lambda r: r.is_copy), (cublas, lambda r: r.is_cublas)):
+        for found, keep in ((copies, lambda r: r.is_copy), (cublas, lambda r: r.is_geam)):
             top = best([r for r in here if keep(r)])
             if top:
                 found.append(top)

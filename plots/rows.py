@@ -58,6 +58,11 @@ class Row:
         return self.kernel.lower().startswith("cublas")
 
     @property
+    def is_geam(self):
+        """cuBLAS geam's row (the figures' "cuBLAS geam" series); cuBLASLt's is "cublaslt"."""
+        return self.id == "cublas"
+
+    @property
     def is_reference(self):
         return self.is_copy or self.is_cublas
 

@@ -313,6 +313,11 @@ def render_pattern_table(text, data):
 
 # -- results-table --------------------------------------------------------------------------------
 
+def is_peer(r):
+    """A row of a library a user would pick instead: cuBLAS, cuBLASLt, PyTorch (not a copy)."""
+    return r.is_cublas or (r.step == "pytorch" and not r.is_copy)
+
+
 def render_results_table(text, data, md_path):
     """The README's table: each step's best kernel at the headline shapes (steps/course.toml),
     float32, a step with [twice] in its facts twice; then the copy ceiling, cuBLAS, PyTorch."""
@@ -336,10 +341,18 @@ def render_results_table(text, data, md_path):
     here = md_path.parent
     header = ["step", "idea"]
     for shape in shapes:
-        header += [f"GB/s {shape[0]}x{shape[1]}", "% of copy"]
+        header += [f"GB/s {shape[0]}x{shape[1]}", "% of copy", "vs best peer"]
+    # The strongest peer a user would pick at each shape (cuBLAS geam, cuBLASLt's transform,
+    # PyTorch eager or compiled): each row's margin over it, in points of % of copy.
+    peer = {shape: best([r for r in select(data.bench, shape=shape, type_="f32")
+                         if is_peer(r)]) for shape in shapes}
 
-    def numbers_of(row):
-        return [f"{row.gbps:.0f}", f"{row.pct_copy:.1f}"] if row else ["-", "-"]
+    def numbers_of(row, shape, margin=True):
+        if not row:
+            return ["-", "-", "-"]
+        top = peer[shape]
+        vs = f"{row.pct_copy - top.pct_copy:+.1f}" if margin and top else "-"
+        return [f"{row.gbps:.0f}", f"{row.pct_copy:.1f}", vs]
 
     body, shown, twice_notes = [], [], []
     for nn in sorted(set(lessons) | set(rows_of)):
@@ -364,25 +377,29 @@ def render_results_table(text, data, md_path):
             cells = [f"{link}, {label}" if label else link, cell(text)]
             for shape in shapes:
                 top = per_shape.get(shape)
-                cells += numbers_of(top)
+                cells += numbers_of(top, shape, margin=nn not in apart)  # not another GPU's
                 if nn not in apart:
                     shown += [top] if top else []
             body.append(cells)
     # References: the best copy ceiling and cuBLAS any step measured at the headline shapes,
     # and PyTorch where it was measured.
     references = [("copy ceiling", "cudaMemcpy or a float4 copy kernel", lambda r: r.is_copy),
-                  ("cuBLAS geam", "the library's transpose", lambda r: r.is_cublas),
-                  ("PyTorch", "the fastest PyTorch call measured",
-                   lambda r: r.step == "pytorch" and not r.is_copy)]
+                  ("cuBLAS geam", "the library's transpose", lambda r: r.id == "cublas"),
+                  ("cuBLASLt transform", "cublasLtMatrixTransform, TRANSA = T, row-major",
+                   lambda r: r.id == "cublaslt"),
+                  ("PyTorch", "x.t().contiguous(), eager",
+                   lambda r: r.step == "pytorch" and r.id == "contiguous"),
+                  ("torch.compile", "the same, compiled",
+                   lambda r: r.step == "pytorch" and r.id == "compiled")]
     for label, idea, keep in references:
         cells, any_found = [f"*{label}*", idea], False
         for shape in shapes:
             top = best([r for r in select(data.bench, shape=shape, type_="f32")
                         if keep(r) and (step_number(r.step) or r.step == "pytorch")])
             if top and label == "copy ceiling":  # the ceiling is 100% of itself
-                cells += [f"{top.gbps:.0f}", "100.0"]
+                cells += [f"{top.gbps:.0f}", "100.0", "-"]
             else:
-                cells += numbers_of(top)
+                cells += numbers_of(top, shape, margin=False)
             any_found = any_found or top is not None
             shown += [top] if top else []
         if any_found or label == "copy ceiling":
@@ -390,7 +407,9 @@ def render_results_table(text, data, md_path):
     lines = table(header, body)
     if not shown:
         return lines + ["", NO_BENCH]
-    note = "Best kernel of each step, float32"
+    note = ("Best kernel of each step, float32; vs best peer: its % of copy minus that of the "
+            "fastest peer at that shape (cuBLAS, cuBLASLt, PyTorch eager or compiled; PyTorch's "
+            "% is of its own copy_), negative where the peer is ahead")
     note += "".join(f"; {n}" for n in twice_notes)
     note += f". Measured on {measured_on(shown)} (`make bench`)."
     if any(r.runs > 1 for r in shown):

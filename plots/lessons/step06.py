@@ -63,7 +63,7 @@ def draw(data, path):
         refs = [("copy ceiling", "black", "--",
                  best([r for r in here if r.step == "step06" and r.is_copy])),
                 ("cuBLAS geam", "0.55", ":",
-                 best([r for r in here if r.step == "step06" and r.is_cublas])),
+                 best([r for r in here if r.step == "step06" and r.is_geam])),
                 ("step 05, best kernel", step_color("step05"), "-.",
                  best([r for r in here if r.step == "step05" and not r.is_reference]))]
         for label, color, style, r in refs:

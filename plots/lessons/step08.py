@@ -29,7 +29,7 @@ def series():
         ("step 07, best kernel", step_color("step07"),
          lambda rows: best([r for r in rows if r.step == "step07" and not r.is_reference])),
         ("cuBLAS geam", "0.55",
-         lambda rows: best([r for r in rows if r.step == "step08" and r.is_cublas])),
+         lambda rows: best([r for r in rows if r.step == "step08" and r.is_geam])),
     ]
 
 

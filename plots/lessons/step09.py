@@ -59,7 +59,7 @@ def out_of_place_rows(data):
 def cublas_rows(data):
     """cuBLAS geam timed in step 09's own runs, at the same sizes as the in-place kernels."""
     return [r for r in data.bench if r.step == "step09" and r.type == "f32" and r.batch == 1
-            and r.rows == r.cols and r.is_cublas and r.ran]
+            and r.rows == r.cols and r.is_geam and r.ran]
 
 
 def inplace_drawn(data):
@@ -165,8 +165,10 @@ def draw_batched(data, path):
         slots = len(bars) + (1 if cublas else 0)
         for k, r in enumerate(bars + ([cublas] if cublas else [])):
             at = x + (k - (slots - 1) / 2) * width
-            if r.is_cublas:
+            if r.is_geam:
                 color, label = "0.55", "cuBLAS geam, one call per matrix"
+            elif r.is_cublas:
+                color, label = "0.3", "cuBLASLt transform, one strided-batch call"
             else:
                 color, label = BATCHED[family(r.id)][1], r.kernel
             if not r.ran:

@@ -126,10 +126,17 @@ class Plan(unittest.TestCase):
         self.assertEqual(modes, {"inplace", "batched", "inplace-batched"})
         self.assertEqual(of("step08")[0].nbytes, 1024 * 1024 * 4)
         self.assertIn(8 * 16384 * 16384, {p.nbytes for p in of("step09")})
-        # Each step's peers script runs, though two share a name (peers_pytorch.py).
-        scripts = {p.peers for p in problems if p.peers}
+        # Every step's [[peers]] problems run in one process of plots/peers.py, each once;
+        # a step's own peers script (step 10's) runs beside it.
+        peers = [p for p in problems if p.peers == plan.PEERS_MODULE]
+        self.assertEqual(len(peers), 1)
+        items = peers[0].argv[1].split(",")
+        self.assertEqual(len(items), len(set(items)))
+        self.assertIn("f32:8192x8192", items)
+        self.assertIn("i8:12345x6789", items)
+        self.assertIn("f32:64x64x16384", items)
+        scripts = {p.peers for p in problems if p.peers and p.peers != plan.PEERS_MODULE}
         self.assertEqual(scripts, {f.peers for f in course.lessons().values() if f.peers})
-        self.assertGreater(len(scripts), 1)
 
 
 class Facts_(unittest.TestCase):

@@ -14,7 +14,7 @@
 namespace step08 {
 
 constexpr int kThreads = 256;                   // threads per block: 8 warps
-constexpr std::int64_t kBlocksInFlight = 1024;  // at most: 8 blocks on each of 132 SMs (H100)
+constexpr std::int64_t kBlocksInFlight = 1024;  // about an H100's 8 blocks x 132 SMs (1,056)
 constexpr std::int64_t kReadPiece = 1024;       // bytes of each input row those read together
 
 /// Every row (@p len elements of @p size bytes, from address @p p) starts on @p align bytes.
