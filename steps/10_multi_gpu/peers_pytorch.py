@@ -341,7 +341,10 @@ def worker(rank, G, plan, args, init_file, results):
         runs = []
         for _ in range(args.runs):
             run = {"a2a": time_ms(lambda: dist.all_to_all_single(recv, send, out_sizes,
-                                                                 in_sizes))}
+                                                                 in_sizes)),
+                   # the bound's copy pace, as step 10's harness times it: this GPU's block
+                   # copied once (the slowest GPU's time)
+                   "copy": time_ms(lambda: send[:rows * C].copy_(x.reshape(-1)))}
             for name, fn in programs.items():
                 ok = verify(fn())  # every run, every program, before it is timed
                 run[name] = time_ms(fn) + (ok,)
@@ -384,15 +387,18 @@ def main(argv):
         return 3
     out = results.get()
 
-    # What identifies the run, from the same sources as step 08's peer script (after the
-    # processes are done, so that this one holds no GPU memory while they run).
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                                    "08_general"))
-    from peers_pytorch import driver_version, peak_gbps
+    # What identifies the run, from the course's peers module (plots/peers.py), as every peer
+    # row's (after the processes are done, so that this one holds no GPU memory while they run).
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                    "plots"))
+    from peers import driver_version
     ident = {"device": torch.cuda.get_device_name(0), "driver": driver_version(),
              "cuda": torch.version.cuda or "unknown",
              "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")}
-    peak = peak_gbps(0)
+    # The link's rate each way: NVLink 4 (Hopper: 18 links of 25 GB/s) or 3 (A100: 12), as step
+    # 10's harness assumes where the GPUs are joined by NVLink.
+    major = torch.cuda.get_device_capability(0)[0]
+    link_gbps = {9: 450.0, 8: 300.0}.get(major, 0.0) if G > 1 and torch.cuda.can_device_access_peer(0, 1) else 0.0
 
     gpus = "%d GPU%s" % (G, "" if G == 1 else "s")
     on = "-%dgpu%s" % (G, "" if G == 1 else "s")  # in the ids, as step 10's
@@ -409,7 +415,19 @@ def main(argv):
             continue
         for note in notes:
             print("%-5s %-12s %s" % (type_name, shape, note))
-        moved = 2.0 * R * C * ELEM_SIZE[type_name] / G
+        # As step 10's harness: GB/s count the bytes a GPU sends and receives (on average), and
+        # the bound is the larger of the most any GPU sends or receives over the link's rate and
+        # the largest block read and written at the copy's pace.
+        size = ELEM_SIZE[type_name]
+        rc, cc = blocks(R, G)[1], blocks(C, G)[1]
+        kept = [rc[g] * cc[g] * size for g in range(G)]
+        sent = [rc[g] * C * size - kept[g] for g in range(G)]
+        got = [cc[g] * R * size - kept[g] for g in range(G)]
+        moved = 2.0 * sum(sent) / G if G > 1 else 2.0 * R * C * size
+        local = max((rc[g] * C + cc[g] * R) * size for g in range(G))
+        link_ms = max(sent + got) / link_gbps / 1e6 if G > 1 and link_gbps else 0.0
+        copy_gbps = 2.0 * rc[0] * C * size / (statistics.median(r["copy"][0] for r in runs) * 1e-3) / 1e9
+        bound_ms = max(link_ms, local / copy_gbps / 1e6)
         ceiling = ("a2a", "a2a", "copy: all_to_all_single, ")
         summary = {}
         for name, prefix, kernel in (ceiling,) + PROGRAMS:
@@ -423,7 +441,7 @@ def main(argv):
                 rows.append(["pytorch-nccl", prefix + on, kernel + gpus, "-", "-", type_name,
                              str(R), str(C), "1", format(med, ".6g"), format(mn, ".6g"),
                              "%.1f" % gbps, "%.1f" % (100.0 * run["a2a"][0] / med),
-                             "%.1f" % (100.0 * gbps / peak if peak else 0.0),
+                             "%.1f" % (100.0 * bound_ms / med),
                              "-" if ok is None else ("yes" if ok else "FAILED"),
                              ident["device"], ident["driver"], ident["cuda"], ident["date"]])
             med = statistics.median(run[name][0] for run in runs)
