@@ -38,13 +38,15 @@ class Direct {
   /// @p mine: how this GPU's own piece moves (the lab tries a copy kernel; default: as the
   /// others). @p in_turn: one stream for the pieces of all other GPUs, one after another (each GPU
   /// starts with the next GPU's), else one stream per GPU, all at once.
-  Direct(const Context& c, MovePiece move, bool in_turn, MovePiece mine = nullptr)
-      : window_(c), move_(move), mine_(mine ? mine : move), in_turn_(in_turn), packed_(c.at.chunks) {
+  /// @p in_step (the lab's): in turn, and the GPUs wait for each other after each chunk.
+  Direct(const Context& c, MovePiece move, bool in_turn, MovePiece mine = nullptr, bool in_step = false)
+      : window_(c), move_(move), mine_(mine ? mine : move), in_turn_(in_turn || in_step),
+        in_step_(in_step), packed_(c.at.chunks) {
     if (!window_.why_not(c).empty()) return;
     int low = 0, high = 0;
     CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&low, &high));
     CUDA_CHECK(cudaStreamCreateWithPriority(&pack_, cudaStreamNonBlocking, low));
-    moves_.resize(in_turn ? std::min(2, c.at.gpus) : c.at.gpus);  // in turn: mine, the others'
+    moves_.resize(in_turn_ ? std::min(2, c.at.gpus) : c.at.gpus);  // in turn: mine, the others'
     done_.resize(moves_.size());
     for (cudaStream_t& m : moves_) CUDA_CHECK(cudaStreamCreateWithPriority(&m, cudaStreamNonBlocking, high));
     for (cudaEvent_t& e : packed_) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
@@ -92,6 +94,7 @@ class Direct {
         const std::size_t width = h * elem, height = p.at.col_blocks().count(g);
         CUDA_CHECK((g == p.me ? mine_ : move_)(dst, pitch, src, width, height, to));
       }
+      if (in_step_) c.barrier(moves_[1]);
     }
     for (std::size_t i = 0; i < moves_.size(); ++i) {
       CUDA_CHECK(cudaEventRecord(done_[i], moves_[i]));
@@ -103,7 +106,7 @@ class Direct {
  private:
   Window window_;
   MovePiece move_, mine_;
-  bool in_turn_;
+  bool in_turn_, in_step_;
   cudaStream_t pack_ = nullptr;
   std::vector<cudaStream_t> moves_;
   std::vector<cudaEvent_t> packed_, done_;
@@ -114,14 +117,14 @@ class Direct {
 inline Method direct(MovePiece move = by_copy_engine, bool in_turn = true,
                      const std::string& id = "direct",
                      const std::string& name = "direct: pieces placed by the copy engines",
-                     MovePiece mine = nullptr) {
+                     MovePiece mine = nullptr, bool in_step = false) {
   auto state = std::make_shared<std::unique_ptr<Direct>>();
   Method m;
   m.id = id;
   m.name = name;
   m.chunked = true;
-  m.prepare = [state, move, in_turn, mine](const Context& c) {
-    *state = std::make_unique<Direct>(c, move, in_turn, mine);
+  m.prepare = [state, move, in_turn, mine, in_step](const Context& c) {
+    *state = std::make_unique<Direct>(c, move, in_turn, mine, in_step);
     return (*state)->why_not(c);
   };
   m.run = [state](const Context& c, cudaStream_t s) { (*state)->run(c, s); };

@@ -188,6 +188,8 @@ inline std::vector<Method> lab_methods() {
           direct(by_copy_kernel, true, "direct-kernel", "direct: pieces placed by a copy kernel"),
           direct(by_copy_engine, true, "direct-in-turn-mine-kernel",
                  "direct: copy engines in turn, my own piece by a copy kernel", by_copy_kernel),
+          direct(by_copy_engine, true, "direct-in-step", "direct: in turn, the GPUs in step chunk by chunk",
+                 nullptr, true),
           link_copy(false),      link_copy(true)};
 }
 
