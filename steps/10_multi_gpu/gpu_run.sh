@@ -68,8 +68,8 @@ bench() {
     for point in "$@"; do
       estimate=${point%%|*}
       cmd=${point#*|}
+      case $cmd in *--once*) [ $round -gt 1 ] && continue; cmd=${cmd/ --once/} ;; esac
       if [ "$(left)" -lt $((estimate + 15)) ]; then skipped+=("run $round: $cmd"); continue; fi
-      case $cmd in *--once*) [ $round -gt 1 ] && continue; cmd=${cmd/--once/} ;; esac
       extra=""
       case $cmd in python3*) ;; *) [ $round -gt 1 ] && extra="--no-verify" ;; esac
       # shellcheck disable=SC2086
