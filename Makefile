@@ -60,8 +60,9 @@ help:
 	@echo "  make test-labs     build the labs and run their tests"
 	@echo "  make sanitize      run the GPU tests under compute-sanitizer (memcheck, racecheck,"
 	@echo "                     synccheck, initcheck), JOBS of them at a time"
-	@echo "  make profile STEP=NN [SHAPES=RxC,...] [IDS=id,...]  Nsight Compute counters of step NN"
-	@echo "                     (or NN-lab), what its step.toml's [[profile]] says, into plots/data"
+	@echo "  make profile STEP=NN [SHAPES=RxC,...] [TYPES=t,...] [IDS=id,...]  Nsight Compute"
+	@echo "                     counters of step NN (or NN-lab), what its step.toml's [[profile]]"
+	@echo "                     says, into plots/data"
 	@echo "  make bankmap       build ./bankmap, the shared-memory bank model (no GPU needed)"
 	@echo "  make step08_patterns  build ./step08_patterns, step 08's read and write patterns timed apart"
 	@echo "  make step07-latency   build ./step07-latency, the latency of one load (step 07's lab)"
@@ -127,10 +128,10 @@ sanitize:
 # STEP=5, 05 or 07-lab: the binary is step05 (step07-lab).
 PROFILE_NN := $(shell echo "$(STEP)" | sed -E 's/^([0-9])($$|-)/0\1\2/')
 profile: $(if $(STEP),step$(PROFILE_NN),)
-	@test -n "$(STEP)" || { echo "usage: make profile STEP=NN [SHAPES=RxC,...] [IDS=id,...]" >&2; \
-	  exit 2; }
+	@test -n "$(STEP)" || { echo "usage: make profile STEP=NN [SHAPES=RxC,...] [TYPES=t,...]" \
+	  "[IDS=id,...]" >&2; exit 2; }
 	python3 scripts/profile.py $(PROFILE_NN) $(if $(SHAPES),--shapes $(SHAPES)) \
-	  $(if $(IDS),--ids $(IDS))
+	  $(if $(TYPES),--types $(TYPES)) $(if $(IDS),--ids $(IDS))
 
 bench: all labs
 	python3 plots/bench.py --build $(BUILD) $(if $(SIZES),--sizes $(SIZES)) $(BENCH_ARGS)

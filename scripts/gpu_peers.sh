@@ -61,14 +61,16 @@ if has peers; then
   part peers 240 bash -c "for run in \$(seq $RUNS); do python3 plots/peers.py --reps 20 \
     --csv '$OUT/peers.csv' \$( ((run > 1)) && echo --no-verify); done"
 fi
-# The corrections' counters: 46341^2's read-modify-write (README of step 08), the int8 vector
-# kernel (NARROW.md) and the batched kernels out of the L2 (BATCHED.md).
+# The corrections' counters: the int8 vector kernel (NARROW.md; 16384^2 is also the double
+# group's shape, so --types i8 keeps its group alone), the batched kernels out of the L2
+# (BATCHED.md) and 46341^2's read-modify-write (README of step 08). Each runs even if one before
+# it failed; the part fails if any did.
 if has profile; then
   cp plots/data/profile.csv "$OUT/profile.csv"
-  part profile 200 bash -c "python3 scripts/profile.py 08 --shapes 16384x16384 \
-    --ids vec-128x128 --exe build/bin/step08 --out '$OUT/profile.csv' && \
+  part profile 200 bash -c "rc=0; python3 scripts/profile.py 08 --shapes 16384x16384 \
+    --types i8 --ids vec-128x128 --exe build/bin/step08 --out '$OUT/profile.csv' || rc=1; \
     python3 scripts/profile.py 09 --shapes 32x48 --exe build/bin/step09 \
-    --out '$OUT/profile.csv' && python3 scripts/profile.py 08 --shapes 46341x46341 \
-    --exe build/bin/step08 --out '$OUT/profile.csv'"
+    --out '$OUT/profile.csv' || rc=1; python3 scripts/profile.py 08 --shapes 46341x46341 \
+    --exe build/bin/step08 --out '$OUT/profile.csv' || rc=1; exit \$rc"
 fi
 echo "gpu_peers: done in $SECONDS s; files in $OUT"

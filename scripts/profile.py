@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Nsight Compute counters of one step's kernels, as rows of plots/data/profile.csv.
 
-    scripts/profile.py NN [--shapes 8191x4097,...] [--ids a,b]   (make profile STEP=NN)
-    scripts/profile.py NN-lab                                     a step's lab, ./stepNN-lab
+    scripts/profile.py NN [--shapes 8191x4097,...] [--types i8,...] [--ids a,b]
+                                          (make profile STEP=NN [SHAPES=...] [TYPES=...] [IDS=...])
+    scripts/profile.py NN-lab             a step's lab, ./stepNN-lab
 
 What it profiles is the [[profile]] groups of the step's facts (steps/NN_name/step.toml, or
 lab/lab.toml): every shape x type of a group, with its args, each kernel (or the group's ids).
@@ -232,10 +233,24 @@ def profile_problem(exe, ncu, step, argv, metrics, ids, passes, tmp):
     return new_rows, (run["type"], run["rows"], run["cols"])
 
 
+def selected(facts, shapes=None, types=None, only=None):
+    """[(argv, ids, group)]: the problems of the facts' [[profile]] groups of those shapes and
+    element types (all when None), each with the kernels to profile (the group's ids, narrowed
+    by `only`; None for every kernel)."""
+    out = []
+    for group in facts.profile:
+        ids = set(group.ids) & only if group.ids and only else set(group.ids) or only
+        for run_argv, shape, type_, _ in group.problems():
+            if (shapes is None or shape in shapes) and (types is None or type_ in types):
+                out.append((run_argv, ids, group))
+    return out
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("step", help="NN (05) or NN-lab (07-lab)")
     parser.add_argument("--shapes", help="only the problems of these shapes (ROWSxCOLS,...)")
+    parser.add_argument("--types", help="only the problems of these element types (f32,i8,...)")
     parser.add_argument("--ids", help="only these kernels (ids, comma-separated)")
     parser.add_argument("--exe", type=Path, help="the binary (default ./stepNN)")
     parser.add_argument("--out", type=Path, default=ROOT / "plots" / "data" / "profile.csv",
@@ -260,19 +275,15 @@ def main(argv=None):
         if subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
             raise ProfileError("a CUDA device is needed to profile (nvidia-smi finds none)", 3)
         shapes = {parse_shape(s) for s in args.shapes.split(",")} if args.shapes else None
+        types = set(args.types.split(",")) if args.types else None
         only = set(args.ids.split(",")) if args.ids else None
         total = 0
         with tempfile.TemporaryDirectory(prefix="profile-") as tmp:
-            for group in facts.profile:
-                ids = set(group.ids) & only if group.ids and only else set(group.ids) or only
-                for run_argv, shape, _, _ in group.problems():
-                    if shapes is not None and shape not in shapes:
-                        continue
-                    rows, problem = profile_problem(exe, ncu, step, run_argv,
-                                                    group.metrics or METRICS, ids, group.passes,
-                                                    tmp)
-                    replace_rows(args.out, rows, step, problem, ids)
-                    total += len(rows)
+            for run_argv, ids, group in selected(facts, shapes, types, only):
+                rows, problem = profile_problem(exe, ncu, step, run_argv,
+                                                group.metrics or METRICS, ids, group.passes, tmp)
+                replace_rows(args.out, rows, step, problem, ids)
+                total += len(rows)
     except (FactsError, ValueError) as e:
         print(f"profile: {e}", file=sys.stderr)
         return 2
@@ -280,7 +291,7 @@ def main(argv=None):
         print(f"profile: {e}", file=sys.stderr)
         return e.code
     if not total:
-        print(f"profile: nothing of {step} matches --shapes/--ids", file=sys.stderr)
+        print(f"profile: nothing of {step} matches --shapes/--types/--ids", file=sys.stderr)
         return 2
     print(f"profile: {total} rows of {step} written to {args.out}", file=sys.stderr)
     return 0

@@ -1,6 +1,7 @@
 """CPU tests of scripts/profile.py on Nsight Compute output written here: the counters of one
-launch, a kernel's passes as rows of their own (the first of its two calls), and the rows of one
-problem replaced in profile.csv while the others are kept."""
+launch, a kernel's passes as rows of their own (the first of its two calls), the rows of one
+problem replaced in profile.csv while the others are kept, and the problems that --shapes,
+--types and --ids select from step 08's [[profile]] groups."""
 
 import csv
 import importlib.util
@@ -87,6 +88,27 @@ class Counters(unittest.TestCase):
         # Another device's rows of the same problem stay.
         self.assertEqual(sorted(got), [("other", "8191", "1"), ("rect-pass1", "8191", "2"),
                                        ("rect-pass1", "8192", "1"), ("rect-pass2", "8191", "3")])
+
+
+class Selection(unittest.TestCase):
+    def setUp(self):
+        from facts import Course
+        self.facts = Course(SCRIPT.parents[1]).of("step08")
+
+    def picked(self, **kw):
+        return [(argv[argv.index("--type") + 1] if "--type" in argv else "f32",
+                 sorted(ids) if ids else None) for argv, ids, _ in
+                profile.selected(self.facts, **kw)]
+
+    def test_a_shape_in_two_groups_is_profiled_in_both(self):
+        # 16384 x 16384 is the double group's (every kernel) and the int8 one's (vec-128x128).
+        self.assertEqual(self.picked(shapes={(16384, 16384)}),
+                         [("f64", None), ("i8", ["vec-128x128"])])
+
+    def test_types_keep_the_group_whose_kernel_ids_name(self):
+        # --ids vec-128x128 alone would ask the double group for an int8 kernel it never runs.
+        self.assertEqual(self.picked(shapes={(16384, 16384)}, types={"i8"}, only={"vec-128x128"}),
+                         [("i8", ["vec-128x128"])])
 
 
 if __name__ == "__main__":
