@@ -11,6 +11,7 @@ from pathlib import Path
 import bankmaps
 from plotting import (error_bars, plot_series, pyplot, read_stamp, reference_series, save,
                       size_axis, step_color)
+from facts import gpu_count
 from rows import best, digest, journey, select, step_number
 from tables import NO_BENCH
 
@@ -50,8 +51,15 @@ class Figure:
 
 # -- the journey ----------------------------------------------------------------------------------
 
+def one_gpu_journey(data):
+    """The course's journey without the steps across GPUs: their GB/s count the bytes a GPU sends
+    and receives, against NCCL's all-to-all, not the copy these figures compare with."""
+    return [stage for stage in journey(data)
+            if not any(r and gpu_count(r.id) for r in stage[-1].values())]
+
+
 def progression_rows(data):
-    stages = journey(data)
+    stages = one_gpu_journey(data)
     shapes = data.course.headline_shapes
     shown = [r for _, _, _, per in stages for r in per.values() if r]
     refs = [r for r in data.bench if r.is_reference and r.shape in shapes and r.type == "f32"
@@ -61,7 +69,7 @@ def progression_rows(data):
 
 def draw_progression(data, path):
     plt = pyplot()
-    stages = journey(data)
+    stages = one_gpu_journey(data)
     lessons = data.course.lessons()
     shapes = [s for s in data.course.headline_shapes if any(per.get(s) for *_, per in stages)]
     fig, axes = plt.subplots(1, len(shapes), figsize=(7.5 * len(shapes), 5.8), squeeze=False,
@@ -138,7 +146,8 @@ def draw_progression(data, path):
 # -- bandwidth against size -----------------------------------------------------------------------
 
 def size_plot_rows(data):
-    return [r for r in data.bench if r.type == "f32" and r.batch == 1 and r.ran]
+    return [r for r in data.bench if r.type == "f32" and r.batch == 1 and r.ran
+            and not gpu_count(r.id)]
 
 
 def draw_sizes(data, path):
@@ -316,7 +325,8 @@ def catalog(data, root, problems=None):
                                             if step_number(r.step)}
     for nn in sorted(numbers):
         step = f"step{nn}"
-        mine = [r for r in data.bench if r.step == step and r.batch == 1 and r.type == "f32"]
+        mine = [r for r in data.bench if r.step == step and r.batch == 1 and r.type == "f32"
+                and not gpu_count(r.id)]
         add(Figure(f"sizes_{step}", f"{step}: every kernel against matrix size",
                    mine if any(r.ran and not r.is_reference for r in mine) else [],
                    lambda path, step=step: draw_step_sizes(data, step, path), sources=me))

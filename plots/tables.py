@@ -347,11 +347,29 @@ def render_results_table(text, data, md_path):
     peer = {shape: best([r for r in select(data.bench, shape=shape, type_="f32")
                          if is_peer(r)]) for shape in shapes}
 
+    def across_gpus_peer(row, shape):
+        """Step 10's peer: PyTorch's fastest program on as many GPUs, as % of the all-to-all
+        of step 10's own run (the row's % of copy is of that all-to-all)."""
+        g = gpu_count(row.id)
+        on = f"-{g}gpus" if g != "1" else "-1gpu"
+        a2a = best([r for r in select(data.bench, step=row.step, shape=shape, type_="f32")
+                    if r.id == "a2a" + on])
+        torch = [r for r in select(data.bench, step="pytorch-nccl", shape=shape, type_="f32")
+                 if r.id.endswith(on) and not r.id.startswith("a2a") and r.ran]
+        if not a2a or not torch:
+            return None
+        return 100.0 * a2a.median_ms / min(r.median_ms for r in torch)
+
     def numbers_of(row, shape, margin=True):
         if not row:
             return ["-", "-", "-"]
         top = peer[shape]
-        vs = f"{row.pct_copy - top.pct_copy:+.1f}" if margin and top else "-"
+        vs = "-"
+        if margin and gpu_count(row.id):
+            theirs = across_gpus_peer(row, shape)
+            vs = f"{row.pct_copy - theirs:+.1f}" if theirs is not None else "-"
+        elif margin and top:
+            vs = f"{row.pct_copy - top.pct_copy:+.1f}"
         return [f"{row.gbps:.0f}", f"{row.pct_copy:.1f}", vs]
 
     body, shown, twice_notes = [], [], []
@@ -409,7 +427,9 @@ def render_results_table(text, data, md_path):
         return lines + ["", NO_BENCH]
     note = ("Best kernel of each step, float32; vs best peer: its % of copy minus that of the "
             "fastest peer at that shape (cuBLAS, cuBLASLt, PyTorch eager or compiled; PyTorch's "
-            "% is of its own copy_), negative where the peer is ahead")
+            "% is of its own copy_), negative where the peer is ahead; across GPUs, the % of the "
+            "all-to-all of PyTorch's fastest program on as many GPUs, timed against the same "
+            "all-to-all")
     note += "".join(f"; {n}" for n in twice_notes)
     note += f". Measured on {measured_on(shown)} (`make bench`)."
     if any(r.runs > 1 for r in shown):
