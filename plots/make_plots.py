@@ -92,8 +92,8 @@ def draw_figures(figures, folder, redraw):
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        print("make_plots: matplotlib is missing: python3 -m pip install matplotlib",
-              file=sys.stderr)
+        print("make_plots: matplotlib is missing (`make deps` installs it, or python3 -m pip "
+              "install matplotlib): no figure drawn", file=sys.stderr)
         return None
     folder.mkdir(parents=True, exist_ok=True)
     failed = False
