@@ -37,7 +37,7 @@ endif
 
 # ctest, its list of the tests that did not run condensed into one last line: how many GPU tests
 # ran and were skipped and why, and the same for the CPU tests (docs and plots skip without
-# Doxygen or matplotlib). The exit code is ctest's.
+# Doxygen or matplotlib, step10_mpirun without MPI). The exit code is ctest's.
 define run_ctest
 	@if command -v python3 >/dev/null; then \
 	  python3 scripts/test_summary.py --run $(BUILD) -- --output-on-failure -j $(JOBS) $(1); \
@@ -101,7 +101,7 @@ $(EX_TARGETS): $(CONFIGURED)
 	cat $$log; \
 	passed=$$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests*\..*/\1/p' $$log); \
 	skipped=$$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) tests*, .*/\1/p' $$log); \
-	why=$$(sed -n 's/.*no CUDA device, GPU test not run: \([^;(]*\).*/\1/p' $$log | head -1); \
+	why=$$(sed -n 's/.*no CUDA device, GPU test not run: \([^;(]*[^;( ]\).*/\1/p' $$log | head -1); \
 	if [ $$rc -eq 0 ]; then \
 	  echo "make $@: $${passed:-0} tests passed, $${skipped:-0} skipped$${why:+ (no CUDA device: $$why)}:" \
 	    "your answer in $(EX_DIR) passes every test that ran"; \
