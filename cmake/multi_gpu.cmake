@@ -96,16 +96,3 @@ if(TRANSPOSE_STEP10_LEFT_OUT)
   message(NOTICE "${TRANSPOSE_STEP10_LEFT_OUT}")
 endif()
 
-# step10_mpirun (a CPU test): mpirun starts two copies of ./step10 (--help: no GPU needed) where
-# step 10 has MPI; without MPI it reports itself skipped, saying so, in `make test`'s last line.
-if(TRANSPOSE_HAVE_NCCL AND TRANSPOSE_HAVE_MPI)
-  add_test(NAME step10_mpirun
-           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:step10> --help)
-  # As root (a container), mpirun refuses to start without these.
-  set_tests_properties(step10_mpirun PROPERTIES LABELS cpu ENVIRONMENT
-                       "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
-elseif(TRANSPOSE_HAVE_NCCL AND TRANSPOSE_MPI)
-  add_test(NAME step10_mpirun COMMAND ${CMAKE_COMMAND} -E echo
-           "step10_mpirun skipped: MPI is not installed (make deps installs Open MPI)")
-  set_tests_properties(step10_mpirun PROPERTIES LABELS cpu SKIP_REGULAR_EXPRESSION "skipped: ")
-endif()
