@@ -4,7 +4,8 @@
 #   make test                    build the course and run its tests (GPU tests skip without a GPU)
 #   make test-labs               build the labs (steps/NN_name/lab/) and run their tests
 #   make ex01                    build exercise 01 as you wrote it and run its tests
-#   make deps                    install the optional tools (matplotlib, Doxygen)
+#   make deps                    install the optional tools (matplotlib, Doxygen, bubblewrap,
+#                                Open MPI and NCCL) and configure the build folder again
 #   make ARCH=80 step01          compile for another GPU architecture, for this command only
 #                                (default: the visible GPU, or 90 when none is visible)
 
@@ -36,7 +37,7 @@ endif
 
 # ctest, its list of the tests that did not run condensed into one last line: how many GPU tests
 # ran and were skipped and why, and the same for the CPU tests (docs and plots skip without
-# Doxygen or matplotlib). The exit code is ctest's.
+# Doxygen or matplotlib, step10_mpirun without MPI). The exit code is ctest's.
 define run_ctest
 	@if command -v python3 >/dev/null; then \
 	  python3 scripts/test_summary.py --run $(BUILD) -- --output-on-failure -j $(JOBS) $(1); \
@@ -73,7 +74,9 @@ help:
 	@echo "  make grade SUBMISSION=dir [EXERCISES=01_rectangular,...] [OUT=dir] [HIDDEN=dir]"
 	@echo "                     grade a student's exercises (all of them, or those named)"
 	@echo "  make grader-selftest  every case of the grader's self-test (make test runs a quick subset)"
-	@echo "  make deps          install the optional tools: matplotlib, Doxygen (Debian/Ubuntu, pip);"
+	@echo "  make deps          install the optional tools: matplotlib, Doxygen, bubblewrap (the"
+	@echo "                     grader's sandbox), Open MPI and NCCL (step 10) (Debian/Ubuntu, pip),"
+	@echo "                     then configure the build folder again so they are used at once;"
 	@echo "                     says where to get Nsight Compute and compute-sanitizer if missing"
 	@echo "  make clean         remove the build folders (also the grader's) and the copied binaries"
 	@echo "Variables: ARCH=90 (GPU architecture, for this command only; default: the visible GPU,"
@@ -91,12 +94,20 @@ $(STEP_BINS) $(LAB_BINS) $(TOOL_BINS): $(CONFIGURED)
 	cp $(BUILD)/bin/$@ ./$@
 
 # An exercise's own test binary only (seconds, not the whole course), run directly so that the
-# reader sees every test by name; the GPU tests skip without a GPU.
+# reader sees every test by name; the GPU tests skip without a GPU. The last line counts them.
+EX_DIR = exercises/$(filter $(patsubst ex%,%,$@)_%,$(EXERCISES_NN))/
 $(EX_TARGETS): $(CONFIGURED)
 	cmake --build $(BUILD) --target test_$@_exercise -j $(JOBS)
-	@$(BUILD)/bin/test_$@_exercise || { echo "make $@: some tests fail: your answer in" \
-	  "exercises/$(filter $(patsubst ex%,%,$@)_%,$(EXERCISES_NN))/ is not done yet (its README" \
-	  "says what done is)" >&2; exit 1; }
+	@log=$(BUILD)/test_$@_exercise.log; $(BUILD)/bin/test_$@_exercise >$$log 2>&1; rc=$$?; \
+	cat $$log; \
+	passed=$$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests*\..*/\1/p' $$log); \
+	skipped=$$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) tests*, .*/\1/p' $$log); \
+	why=$$(sed -n 's/.*no CUDA device, GPU test not run: \([^;(]*[^;( ]\).*/\1/p' $$log | head -1); \
+	if [ $$rc -eq 0 ]; then \
+	  echo "make $@: $${passed:-0} tests passed, $${skipped:-0} skipped$${why:+ (no CUDA device: $$why)}:" \
+	    "your answer in $(EX_DIR) passes every test that ran"; \
+	else echo "make $@: some tests fail: your answer in $(EX_DIR) is not done yet (its README" \
+	  "says what done is)" >&2; exit 1; fi
 
 all: $(CONFIGURED)
 	cmake --build $(BUILD) -j $(JOBS)
@@ -154,8 +165,14 @@ grade:
 	  $(if $(OUT),--out "$(OUT)") $(if $(HIDDEN),--hidden "$(HIDDEN)") \
 	  $(if $(filter-out file,$(origin ARCH)),--build-arch "$(ARCH)")
 
+# What deps installs is used at once: a build folder already set up is configured again, its
+# MPI results and Python forgotten, so that step 10 is rebuilt with Open MPI by the next make and
+# the tests use the python3 now on PATH. DEPS_ARGS: scripts/deps.sh's (--no-gpu-tools).
 deps:
-	bash scripts/deps.sh
+	bash scripts/deps.sh $(DEPS_ARGS)
+	@if [ -f $(BUILD)/CMakeCache.txt ]; then \
+	  echo "make deps: configuring $(BUILD) again, with what was installed"; \
+	  cmake -U 'MPI_*' -U '*Python3_*' -S . -B $(BUILD) >/dev/null; fi
 
 clean:
 	rm -rf $(BUILD) build-grade $(STEP_BINS) $(LAB_BINS) $(TOOL_BINS)

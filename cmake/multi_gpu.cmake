@@ -77,7 +77,12 @@ else()
 endif()
 
 if(TRANSPOSE_HAVE_NCCL AND TRANSPOSE_MPI)
-  find_package(MPI COMPONENTS CXX QUIET)
+  # MPI where its C++ compiler wrapper is on PATH; FindMPI is not asked otherwise (its pkg-config
+  # fallback prints "Package 'mpi-cxx' ... not found" even when QUIET).
+  find_program(TRANSPOSE_MPICXX NAMES mpicxx mpic++ mpiCC NO_CMAKE_SYSTEM_PATH)
+  if(TRANSPOSE_MPICXX)
+    find_package(MPI COMPONENTS CXX QUIET)
+  endif()
   if(MPI_CXX_FOUND)
     set(TRANSPOSE_HAVE_MPI ON)
     message(STATUS "MPI ${MPI_CXX_VERSION}: step 10 also runs under mpirun")
@@ -90,3 +95,4 @@ endif()
 if(TRANSPOSE_STEP10_LEFT_OUT)
   message(NOTICE "${TRANSPOSE_STEP10_LEFT_OUT}")
 endif()
+

@@ -52,9 +52,10 @@ std::string built_architectures();
 /// (no kernel image, or PTX the driver cannot compile).
 bool is_architecture_error(cudaError_t status);
 
-/// Why this build cannot run on the device "@p device" of compute capability @p major.@p minor,
-/// given the error (@p status, see is_architecture_error) and @p built (built_architectures()),
-/// with the command that rebuilds @p target for it (`make ARCH=80 step01`).
+/// Why this build cannot run on the device named @p device, of compute capability
+/// @p major.@p minor, given the error (@p status, see is_architecture_error) and @p built
+/// (built_architectures()), with the command that rebuilds @p target for it
+/// (`make ARCH=80 step01`).
 std::string wrong_architecture_reason(cudaError_t status, const std::string& device, int major,
                                       int minor, const std::string& built,
                                       const std::string& target);

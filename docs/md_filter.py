@@ -20,7 +20,16 @@ as they are. The site is flat, so this rewrites each link to where the site has 
     picture -> src/<path>, a copy of it (site.py).
 
 A link that leads nowhere is left as it is, so that the link check of the built site (site.py
---check) names it. Code blocks and `code spans` are not touched, and no line is added or removed
+--check) names it.
+
+Three Markdown constructs that Doxygen prints raw are written another way (the site's check,
+check_html.py, finds them if one gets through):
+  - a link to a page whose text is code, [`../solutions/`](...): a \\ref prints the backticks, so
+    the link becomes a plain URL to the page's HTML file, which Doxygen renders as code;
+  - bold around code, **`make test`**: <b>...</b> instead;
+  - a code span that ends in a quote, `--gtest_filter='Cpu*'`: Doxygen reads `...' as a quoted
+    text and every code span after it on the page is cut wrong, so it is written ``...``;
+and an option written in prose, --rows, is put in a code span, so that its -- is not an en dash. Code blocks and `code spans` are not touched, and no line is added or removed
 (doxygen's warnings keep their line numbers): a link whose text runs over a line break is put
 on one line (the break moves after it), and the comments of a line (a num marker's tags) are
 dropped, keeping the value between them.
@@ -124,15 +133,61 @@ def join_link_text(m):
     return "[%s]%s%s" % (re.sub(r"\s*\n[ \t]*", " ", m.group(1)), m.group(2), "".join(breaks))
 
 
+def ref_as_url(ref):
+    """The HTML file (and anchor) of a page label "@ref label[-anchor]": a heading's label is
+    its page's label, "-", the anchor, and Doxygen writes the page to label.html."""
+    target = ref[len("@ref "):]
+    for page in sorted(page_labels(), key=len, reverse=True):
+        if target == page:
+            return page + ".html"
+        if target.startswith(page + "-"):
+            return "%s.html#%s" % (page, target)
+    return ref
+
+
+_LABELS = []
+
+
+def page_labels():
+    """The labels of every page of the course."""
+    if not _LABELS:
+        for folder, dirs, files in os.walk(ROOT):
+            dirs[:] = [d for d in dirs if in_tree(os.path.join(folder, d))]
+            _LABELS.extend(page_label(os.path.relpath(os.path.join(folder, f), ROOT)
+                                      .replace(os.sep, "/")) for f in files if f.endswith(".md"))
+    return _LABELS
+
+
+# A link's text: [text] just before its "](". Code in it needs a URL, not a \ref (see above).
+CODE_LINK = re.compile(r"\[([^\[\]]*`[^\[\]]*)\]\((@ref [^()\s]+)\)")
+# Bold that starts or ends with a code span.
+BOLD_CODE = re.compile(r"\*\*(`[^`]*`[^*\n]*?|[^*\n]*?`[^`]*`)\*\*")
+# An option in prose, --rows: outside a code span, not after a word or a dash.
+OPTION = re.compile(r"(?<![\w`-])--([A-Za-z][\w-]*)")
+SPAN = re.compile(r"(`+)([^`]|[^`].*?[^`])\1(?!`)", re.S)
+
+
+def code_span(m):
+    """A code span as Doxygen reads it right: ``...`` when it ends in a quote."""
+    if len(m.group(1)) == 1 and m.group(2).endswith("'"):
+        return "`` %s ``" % m.group(2)
+    return m.group(0)
+
+
 def rewrite_links(text, page_dir, own_label):
     """@p text (outside code blocks) with every link target rewritten, every link on one line
-    and the comments of a line dropped; code spans untouched."""
+    and the comments of a line dropped, bold around code as <b>, options in code spans; code
+    spans untouched but for a closing quote."""
     parts = re.split(r"(`+[^`]*`+)", text)
     for i in range(0, len(parts), 2):  # the even parts are outside code spans
         parts[i] = LINK.sub(lambda m: "%s](%s%s)" % (
             m.group(1) or "", rewrite_url(m.group(2), page_dir, own_label, bool(m.group(1))),
             m.group(3) or ""), BROKEN_TEXT.sub(join_link_text, COMMENT.sub("", parts[i])))
-    return "".join(parts)
+        parts[i] = OPTION.sub(r"`--\1`", parts[i])
+    text = "".join(parts)
+    text = CODE_LINK.sub(lambda m: "[%s](%s)" % (m.group(1), ref_as_url(m.group(2))), text)
+    text = BOLD_CODE.sub(r"<b>\1</b>", text)
+    return SPAN.sub(code_span, text)
 
 
 def filter_page(path, text):
@@ -213,15 +268,47 @@ def self_test():
     want = ("A [Step 05](@ref index)\n   test, 4.1\ntimes; `<!-- kept -->` [c](@ref index).\n")
     if text != want:
         failed.append(("a link over a line break, a number marker", text, want))
+    text = filter_page(os.path.join(page, "x.md"),
+                       "See [`../solutions/`](../../solutions/) and [`x`](../README.md#how-to-work),"
+                       " **`make test`** and **bold**,\n`--gtest_filter='Cpu*'` then `y`; run"
+                       " ./step01 --rows 8 -- `--cols 8`, a--b.\n")
+    want = ("See [`../solutions/`](solutions_readme.html) and "
+            "[`x`](exercises_readme.html#exercises_readme-how-to-work), <b>`make test`</b> and "
+            "**bold**,\n`` --gtest_filter='Cpu*' `` then `y`; run ./step01 `--rows` 8 -- "
+            "`--cols 8`, a--b.\n")
+    if text != want:
+        failed.append(("code in a link, bold code, a closing quote, options", text, want))
+    text = filter_comments("int a;  // --x\n  bool h;  ///< --help was given, `--rows 8`\n")
+    want = "int a;  // --x\n  bool h;  ///< `--help` was given, `--rows 8`\n"
+    if text != want:
+        failed.append(("a header's comments", text, want))
     for what, got, want in failed:
         print("md_filter: %r gave %r, wanted %r" % (what, got, want))
     print("md_filter: %s" % ("FAILED" if failed else "ok"))
     return 1 if failed else 0
 
 
+def filter_comments(text):
+    """A header as doxygen should read it: an option in a /// or ///< comment, --help, in a code
+    span, as in the pages (`md_filter.py --comments FILE`, FILTER_PATTERNS for *.hpp, *.cuh)."""
+    out = []
+    for line in text.splitlines(keepends=True):
+        at = line.find("///")
+        if at >= 0:
+            parts = re.split(r"(`+[^`]*`+)", line[at:])
+            parts[::2] = [OPTION.sub(r"`--\1`", p) for p in parts[::2]]
+            line = line[:at] + "".join(parts)
+        out.append(line)
+    return "".join(out)
+
+
 def main():
     if sys.argv[1:] == ["--self-test"]:
         sys.exit(self_test())
+    if sys.argv[1] == "--comments":
+        with open(sys.argv[2], encoding="utf-8") as f:
+            sys.stdout.write(filter_comments(f.read()))
+        return
     path = sys.argv[1]
     with open(path, encoding="utf-8") as f:
         sys.stdout.write(filter_page(path, f.read()))

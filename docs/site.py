@@ -10,7 +10,10 @@
    line ("#L12"), under a path whose folders lead to their listings and to the main page; a
    folder as a list of its files and folders, each a page of its own. A file that is not text
    is copied as it is, beside a page that links it.
-2. The check: every href and src of every page of HTML_DIR that is not on the web (http:,
+2. A figure's alt text: Doxygen writes a Markdown image, ![caption](x.png), as <img alt="">
+   with the caption in a div after it; the caption becomes the alt text (what a screen reader
+   says, and what shows where the picture does not load).
+3. The check: every href and src of every page of HTML_DIR that is not on the web (http:,
    https:, mailto:) or a script must name a file of the site that exists (a file: or other
    scheme never does), and an #anchor must be an id or name in that file. Each broken link is
    printed with its page; the exit code is 1 when there is one.
@@ -190,6 +193,33 @@ def write_sources(html_dir):
     return len(done)
 
 
+FIGURE = re.compile(r'(<img [^>]*?alt=")("[^>]*>\s*<div class="caption">\s*)(.*?)(\s*</div>)', re.S)
+
+
+DIAGRAM = re.compile(r'((Inheritance diagram for [^<]*?):</div>\s*<div class="dyncontent">\s*'
+                     r'<div class="center">\s*)<img src="([^"]*)" alt=""/>')
+
+
+def alt_texts(html_dir):
+    """Gives every figure with a caption its caption as alt text; how many it gave."""
+    count = 0
+    for page in html_files(html_dir):
+        with open(page, encoding="utf-8") as f:
+            text = f.read()
+        new, n = FIGURE.subn(lambda m: "%s%s%s%s%s" % (
+            m.group(1), html.escape(html.unescape(re.sub(r"<[^>]+>", "", m.group(3))).strip(),
+                                    quote=True), m.group(2), m.group(3), m.group(4)), text)
+        # A class's inheritance diagram: its heading, "Inheritance diagram for X:", says it.
+        new, k = DIAGRAM.subn(lambda m: '%s<img src="%s" alt="%s"/>' % (
+            m.group(1), m.group(3), m.group(2)), new)
+        n += k
+        if n:
+            with open(page, "w", encoding="utf-8") as f:
+                f.write(new)
+            count += n
+    return count
+
+
 def check(html_dir):
     """[(page, link, why)] for every broken link of the site."""
     cache, broken = {}, []
@@ -217,6 +247,7 @@ def main():
     if len(sys.argv) == 2:
         n = write_sources(html_dir)
         print("docs: %d browsable copies of files and folders in %s/src" % (n, html_dir))
+        print("docs: %d figures given their caption as alt text" % alt_texts(html_dir))
     broken = check(html_dir)
     for page, link, why in broken:
         print("docs: broken link in %s: %s (%s)" % (os.path.relpath(page, html_dir), link, why))

@@ -192,8 +192,9 @@ def parse_steps(text):
 
 def arguments(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--build", type=Path, default=Path("build"),
-                        help="the build folder whose bin/ holds the binaries (default build)")
+    parser.add_argument("--build", type=Path, default=Path(os.environ.get("BUILD") or "build"),
+                        help="the build folder whose bin/ holds the binaries (default: $BUILD, "
+                             "as for make, else build)")
     parser.add_argument("--root", type=Path, default=ROOT,
                         help="the repository whose steps' facts say what to run (default: the "
                              "one holding this script)")

@@ -77,9 +77,9 @@ def main(argv=None):
         failed = check_figures(figures, committed) or failed
     elif not args.no_figures:
         drawn = draw_figures(figures, figures_dir, args.redraw)
-        if drawn is None:
-            return args.skip_code if args.skip_code is not None else 1
-        failed = drawn or failed
+        if drawn is None and args.skip_code is not None:
+            return args.skip_code
+        failed = drawn is None or drawn or failed  # without matplotlib the tables still update
     if not args.no_markdown:
         only = {f.resolve() for f in args.files} if args.files else None
         failed = check_markdown(root, args.check, data, figures, only) or failed
@@ -92,8 +92,8 @@ def draw_figures(figures, folder, redraw):
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        print("make_plots: matplotlib is missing: python3 -m pip install matplotlib",
-              file=sys.stderr)
+        print("make_plots: matplotlib is missing (`make deps` installs it, or python3 -m pip "
+              "install matplotlib): no figure drawn", file=sys.stderr)
         return None
     folder.mkdir(parents=True, exist_ok=True)
     failed = False

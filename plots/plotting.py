@@ -27,12 +27,16 @@ def pyplot():
     return plt
 
 
+# matplotlib's tab10 palette without its grey (#7f7f7f), which is cuBLAS's; written out so that
+# the figures' catalogue (and `make_plots.py --check`) needs no matplotlib.
+STEP_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+               "#bcbd22", "#17becf")
+
+
 def step_color(step):
-    """The same colour for a step in every figure: tab10 without its grey, which is cuBLAS's."""
-    import matplotlib
+    """The same colour for a step in every figure."""
     nn = step_number(step.removesuffix("-lab"))
-    colors = [c for i, c in enumerate(matplotlib.colormaps["tab10"].colors) if i != 7]
-    return colors[(int(nn) - 1) % len(colors)] if nn else "tab:gray"
+    return STEP_COLORS[(int(nn) - 1) % len(STEP_COLORS)] if nn else "tab:gray"
 
 
 def save(fig, path, rows):

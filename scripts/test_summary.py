@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One line after `make test`: how many GPU tests ran and how many were skipped and why, and the
-same for the CPU tests (the docs and plots tests skip without Doxygen or matplotlib). CTest's own
-"100% tests passed" counts a skipped test as passed; this line does not.
+same for the CPU tests (the docs, plots and mpirun tests skip without Doxygen, matplotlib or
+MPI). CTest's own "100% tests passed" counts a skipped test as passed; this line does not.
 
     python3 scripts/test_summary.py BUILD_DIR RESULTS_XML
     python3 scripts/test_summary.py --run BUILD_DIR -- CTEST_ARGS...

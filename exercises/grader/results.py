@@ -93,6 +93,7 @@ class Results:
     def summary(self, why_lines=4):
         """The table printed on the terminal: every entry's full name, its points and state, and
         under each failed entry the first lines of why."""
+        import textwrap
         width = max([len(t["name"]) for t in self.tests] + [5])
         lines = ["%-*s  %9s  %s" % (width, "entry", "points", "status")]
         for t in self.tests:
@@ -101,8 +102,9 @@ class Results:
                                             self.state(t)))
             if self.state(t) == "failed":
                 why = [l.rstrip() for l in t["output"].strip().splitlines() if l.strip()]
-                for l in why[:why_lines]:
-                    lines.append("      " + (l if len(l) <= 160 else l[:157] + "..."))
+                for l in why[:why_lines]:  # a long reason wrapped, never cut
+                    lines.extend("      " + part for part in textwrap.wrap(
+                        l, 150, break_on_hyphens=False, drop_whitespace=False) or [l])
                 if len(why) > why_lines:
                     lines.append("      [... results.json has the rest]")
         return "\n".join(lines + [""] + self.subtotals())
