@@ -44,22 +44,22 @@ PyTorch is optional: without it the script says so and exits 0. Exit codes as th
 """
 
 import argparse
-import csv
-import datetime
 import os
 import statistics
 import sys
 import tempfile
 
-TYPES = ("f32", "f64", "f16", "bf16", "i8")
+# The course's peers module (plots/peers.py): the element types, the CSV rows, the run's identity.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "plots"))
+import peers  # noqa: E402
+
+TYPES = tuple(t for t in peers.TYPES if t != "b128")
 DEFAULT_SHAPES = {
     "f32": "8192x8192,16384x16384,32768x32768,65536x16384,16384x65536",
     "i8": "65536x65536",
     "f64": "32768x16384",
 }
-HEADER = ("step,id,kernel,block,tile,type,rows,cols,batch,median_ms,min_ms,gbps,pct_copy,"
-          "pct_peak,verified,device,driver,cuda,date").split(",")
-ELEM_SIZE = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "i8": 1}
+ELEM_SIZE = peers.ELEM_SIZE
 # The programs, in the order they run and print: (name, id prefix, kernel text before "G GPUs").
 PROGRAMS = (
     ("short", "torch-short", "eager: one pack copy, all_to_all_single, one permute, "),
@@ -198,16 +198,6 @@ def short_program(R, C, G, me):
         return y
 
     return pack, unpack, [r * cols for r in rcount], [rows * c for c in ccount]
-
-
-def csv_append(path, rows):
-    """Append rows to a CSV in common/report.hpp's format, the header first if the file is new."""
-    new = not os.path.exists(path) or os.path.getsize(path) == 0
-    with open(path, "a", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        if new:
-            w.writerow(HEADER)
-        w.writerows(rows)
 
 
 def worker(rank, G, plan, args, init_file, results):
@@ -387,14 +377,9 @@ def main(argv):
         return 3
     out = results.get()
 
-    # What identifies the run, from the course's peers module (plots/peers.py), as every peer
-    # row's (after the processes are done, so that this one holds no GPU memory while they run).
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                    "plots"))
-    from peers import driver_version
-    ident = {"device": torch.cuda.get_device_name(0), "driver": driver_version(),
-             "cuda": torch.version.cuda or "unknown",
-             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")}
+    # What identifies the run, as every peer row's (after the processes are done, so that this
+    # one holds no GPU memory while they run).
+    ident = peers.identify(torch)
     # The link's rate each way: NVLink 4 (Hopper: 18 links of 25 GB/s) or 3 (A100: 12), as step
     # 10's harness assumes where the GPUs are joined by NVLink.
     major = torch.cuda.get_device_capability(0)[0]
@@ -438,12 +423,11 @@ def main(argv):
                 ok = run[name][2] if name != "a2a" else None
                 failed = failed or ok is False
                 gbps = moved / (med * 1e-3) / 1e9
-                rows.append(["pytorch-nccl", prefix + on, kernel + gpus, "-", "-", type_name,
-                             str(R), str(C), "1", format(med, ".6g"), format(mn, ".6g"),
-                             "%.1f" % gbps, "%.1f" % (100.0 * run["a2a"][0] / med),
-                             "%.1f" % (100.0 * bound_ms / med),
-                             "-" if ok is None else ("yes" if ok else "FAILED"),
-                             ident["device"], ident["driver"], ident["cuda"], ident["date"]])
+                rows.append(peers.csv_row("pytorch-nccl", prefix + on, kernel + gpus, type_name,
+                                          R, C, med, mn, gbps, 100.0 * run["a2a"][0] / med,
+                                          100.0 * bound_ms / med,
+                                          "-" if ok is None else ("yes" if ok else "FAILED"),
+                                          ident))
             med = statistics.median(run[name][0] for run in runs)
             mn = min(run[name][1] for run in runs)
             a_med = statistics.median(run["a2a"][0] for run in runs)
@@ -459,7 +443,7 @@ def main(argv):
             print("%-5s %-12s best PyTorch program: %s, %.4f ms" %
                   (type_name, shape, best, summary[best]))
     if args.csv and rows:
-        csv_append(args.csv, rows)
+        peers.append_csv(args.csv, rows)
     return 1 if failed else 0
 
 
