@@ -1,9 +1,10 @@
 // Step 10 - the transpose across the GPUs of one machine, each piece written straight to its
 // final place. Chunk by chunk, step 08's kernel transposes this GPU's rows into its send buffer
 // (as in multi_transpose.cuh); then, for every GPU g, the piece of the chunk that g owns is a band
-// of columns of g's output block, and a 2D copy puts it there through g's window (window.cuh):
-// a copy engine over NVLink, or a copy kernel. The receiver makes no pass, there is no receive
-// buffer, and the copy engines take no SMs from the transposes.
+// of columns of g's output block, and a copy engine puts it there through g's window
+// (window.cuh), a 2D copy over NVLink. The receiver makes no pass, there is no receive buffer,
+// and the copy engines take no SMs from the transposes. On one machine only: elsewhere the
+// windows cannot be mapped, and the method refuses (multi_transpose.cuh runs anywhere).
 //
 //   make step10 && ./step10 --rows 32768 --cols 32768
 #pragma once
