@@ -85,6 +85,10 @@ class Grader(StageMixin, CheckMixin, RunMixin, TimedMixin, HiddenMixin):
         self.static_kernels = {}
         self.deadline = self.ex_deadline = time.monotonic() + self.timeouts["submission"]
         self.deadline_hit = set()
+        # A timed run that shared its GPU with another process is run again this many times,
+        # this many seconds apart, before its entries say the GPU was busy.
+        self.busy_retries = int(manifest["speed"].get("busy_retries", 1))
+        self.busy_pause_s = float(manifest["speed"].get("busy_pause_s", 3))
 
     def start_clock(self):
         """The submission's time starts with its own build (the course's is the grader's)."""

@@ -356,7 +356,8 @@ class Sandbox:
                    the hidden tests link them); the workers' runs never see them.
         handshake: callable() -> "go ...\\n" line, called when the command writes "ready" on the
                    descriptor given to it as argv's last item ({ready}); the line goes to stdin.
-        monitor:   object with start() and stop(), running while the command runs.
+        monitor:   object with start(pid) and stop(), running while the command runs (pid: the
+                   run's first process, as the grader sees it; every process of the run is below).
         """
         env = dict(env or {})
         close = []
@@ -403,7 +404,7 @@ class Sandbox:
         deadline = start + timeout + (10 if self.level == BWRAP else 0)
         try:
             if monitor:
-                monitor.start()
+                monitor.start(proc.pid)
             if handshake:
                 buf = b""
                 while b"\n" not in buf and time.monotonic() < deadline and running(proc.pid):

@@ -399,6 +399,7 @@ class DryGrader(grade.Grader):
         self.sanitizer, self.sanitizer_mode = "/bin/true", "user"
         self.build = Path("/nonexistent")
         self.box = sandbox.Sandbox(sandbox.NONE)
+        self.busy_pause_s = 0
         if scenario.get("no_time") == "submission":
             self.deadline = time.monotonic()
         elif scenario.get("no_time"):
@@ -446,11 +447,20 @@ class DryGrader(grade.Grader):
             def mark_ready(self):
                 self.ready_used = 1 << 30
 
-            def start(self):
+            def start(self, root=None):
                 pass
 
             def stop(self):
                 pass
+
+            def busy(self):
+                return busy
+        # "busy": another process on the device during the first "busy_monitors" runs (all
+        # of them without it)
+        busy = self.scenario.get("busy", "")
+        self.monitors = getattr(self, "monitors", 0) + 1
+        if self.monitors > self.scenario.get("busy_monitors", 1 << 30):
+            busy = ""
         return Monitor()
 
 
@@ -474,6 +484,11 @@ def dry_gpu_checks(m):
         ("a launched kernel without the tile: the swizzle's points lost",
          {"launch": "naive 0 0 1024"}, {"02_swizzle": 21}),
         ("no launch seen: the swizzle's points lost", {"launch": ""}, {"02_swizzle": 21}),
+        ("another process on the GPU at every try: the timed entries not graded, not failed",
+         {"busy": "pid 4242 (python3 load.py)"},
+         {"01_rectangular": 33, "02_swizzle": 33, "03_inplace": 25}),
+        ("another process on the GPU once: the timed runs again, graded", {
+            "busy": "pid 4242 (python3 load.py)", "busy_monitors": 1}, full),
         ("a host-only swizzle: the swizzle's points lost", {"two_swizzles": True},
          {"02_swizzle": 21}),
         ("the submission's time spent: nothing more runs", {"no_time": "submission"},
