@@ -141,7 +141,11 @@ def parse_args(argv):
                     help="run the submission's code with the grader's rights (trusted code only)")
     ap.add_argument("--sandbox-user", default=sandbox.SANDBOX_USER,
                     help="the user the submission's code runs as (created if missing; default "
-                         "%(default)s)")
+                         "%(default)s, or %(default)s-N when other gradings on this machine "
+                         "hold it)")
+    ap.add_argument("--data-limit-mib", type=int, default=sandbox.DATA_MIB,
+                    help="RLIMIT_DATA of every process of a run, MiB (default %(default)s; 0: "
+                         "none)")
     ap.add_argument("--mask", action="append",
                     help="one more folder under the system folders (/usr, /etc) that the "
                          "submission's code must not see (repeatable)")
