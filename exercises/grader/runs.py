@@ -358,7 +358,7 @@ class RunMixin:
         self.gpu_test_passed = any(p.passed and p.kind == "test" and p.gpu for p in pending)
         for e in ex["entries"]:
             if e["kind"] == "shared_memory":
-                pending.append(self.shared_memory(ex, e, gates))
+                pending.append(self.shared_memory(ex, e, gates, pending))
         # 5. memory safety
         if ex.get("sanitizer"):
             pending.append(self.skipped_for_time(ex) if self.out_of_time(ex)
@@ -442,7 +442,7 @@ class RunMixin:
         return [tuple(int(x) for x in line.split()) for line in ran.output.splitlines()
                 if line.strip()]
 
-    def shared_memory(self, ex, e, gates):
+    def shared_memory(self, ex, e, gates, pending=()):
         """Exercise 2's tile: every kernel the objects register declares exactly e["bytes"] of
         static shared memory; on a GPU, so did every kernel the launcher launched during the
         kernel tests, and none with dynamic shared memory."""
@@ -472,6 +472,17 @@ class RunMixin:
                 kernels = sorted({l[0] for l in self.launches})
                 text += "\nlaunched during the kernel tests: %s, %d bytes, no dynamic shared " \
                         "memory" % (", ".join(kernels), want)
+        # The tile earns its points with the swizzle that makes it conflict-free: a tile
+        # declared beside a kernel that does not swizzle (a skeleton) earns nothing. Not a gate:
+        # a wrong swizzle already loses the bank model's points.
+        unswizzled = [p.name for p in pending if any(
+            fnmatch.fnmatchcase(p.gtest or "", t) for t in ex.get("technique", []))
+            and not p.passed]
+        if ok and unswizzled:
+            return Entry(ex["id"], "technique", name, e["points"], "failed",
+                         "the tile counts with the swizzle that makes it conflict-free, and the "
+                         "bank model's entries did not pass (see '%s')\n%s" % (unswizzled[0], text),
+                         gtest=e["name"], gpu=False)
         if not ok:
             gates.append(("technique", "the kernel does not use the unpadded, swizzled tile "
                                        "(see '%s')" % name))
