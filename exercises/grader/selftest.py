@@ -7,6 +7,9 @@
     python3 exercises/grader/selftest.py --gpu      on a machine with a CUDA device, as root
     python3 exercises/grader/selftest.py --unit     the fast checks only (seconds)
 
+Without --quick, --cases or --gpu it also grades a generated class of 30 submissions with the
+class command (selftest_class.py) and checks the gradebook against the reports.
+
 1. Unit checks (selftest_units.py): grade.py's pieces, the manifest against the course's test
    sources and the judge's checks, the readers of what a submission shapes (bounded), every
    case's patch against today's course; as root, the sandbox itself (bubblewrap); the GPU paths
@@ -274,6 +277,8 @@ def main():
     ap.add_argument("--no-sandbox", action="store_true",
                     help="grade with --no-sandbox (where bubblewrap is missing); the cases that "
                          "need isolation are skipped")
+    ap.add_argument("--no-class", action="store_true",
+                    help="leave out the class command's test (a generated class of 30)")
     ap.add_argument("--verbose", action="store_true",
                     help="print every expectation, not only the unexpected ones")
     args = ap.parse_args()
@@ -345,6 +350,22 @@ def main():
                                          (": " + detail) if detail else ""))
                 if not ok and example:
                     print("           e.g. %s" % example[:160])
+
+    # The class command on a generated class (selftest_class.py): not with --quick or --cases.
+    if not args.no_class and not selected and mode == "cpu":
+        import selftest_class
+        checks, seconds, size = selftest_class.class_checks(work)
+        bad = [c for c in checks if not c[1]]
+        failures += len(bad)
+        rows.append(("class (%d submissions)" % size, "-", "%d/%d" % (len(checks) - len(bad),
+                                                                     len(checks)),
+                     "ok" if not bad else "UNEXPECTED", "%.0fs" % seconds,
+                     "%.1f s per submission" % (seconds / max(1, size))))
+        print("%-26s %-9s %-7s %-10s %5s  %s" % rows[-1], flush=True)
+        for name, ok, detail in checks:
+            if not ok or args.verbose:
+                print("      %s %s%s" % ("ok  " if ok else "FAIL", name,
+                                         (": " + detail) if detail else ""))
 
     print("\nVerdicts (%s mode, %d cases, %.0f s):" % (mode, len(cases),
                                                       time.monotonic() - total_start))
