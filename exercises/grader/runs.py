@@ -82,7 +82,8 @@ class Nvml:
         return self.mem.used
 
     def processes(self):
-        """{pid: bytes or None} of the compute processes on the device (NVML's host PIDs)."""
+        """{pid: bytes or None} of the compute processes on the device (NVML's host PIDs); None
+        when NVML does not say."""
         call, struct = self.calls[0]
         n = 64
         while True:
@@ -93,7 +94,7 @@ class Nvml:
                 n *= 4
                 continue
             if rc != 0:
-                return {}
+                return None
             return {infos[i].pid: (None if infos[i].usedGpuMemory == Nvml.NOT_AVAILABLE
                                    else infos[i].usedGpuMemory) for i in range(count.value)}
 
@@ -147,6 +148,8 @@ class MemoryMonitor:
     def own_use(self):
         """Bytes of device memory held by the run's own processes, now."""
         procs = self.nvml.processes()
+        if procs is None:  # no per-process list here: the device's figure (others not told)
+            return self.nvml.used()
         now = time.monotonic()
         if self.root and (now - self._scan > 0.05 or any(
                 p not in self._ours and p not in self.others for p in procs)):
@@ -171,7 +174,7 @@ class MemoryMonitor:
 
     def start(self, root=None):
         self.root = root
-        self._before = set(self.nvml.processes())
+        self._before = set(self.nvml.processes() or {})
         for pid in self._before:  # there before the run began: never the run's
             if not (root and pid in descendants(root)):
                 self.others.setdefault(pid, process_name(pid))
