@@ -143,7 +143,9 @@ def row_of(name, doc, manifest, status, why, flags):
         if outcome in FLAG_OUTCOMES:
             flags.append(FLAG_OUTCOMES[outcome])
         for text, flag in FLAG_TEXTS.items():
-            if text in t["output"]:
+            if text in t["output"] and (flag != "wrong technique" or t.get("status") == "passed"
+                                        or any(o["score"] > 0 for o in doc["tests"]
+                                               if o["extra_data"]["exercise"] == ex)):
                 flags.append(flag)
         if t["extra_data"].get("kind") in ("static", "build", "files") and \
                 t.get("status") == "failed":
@@ -207,8 +209,10 @@ def summarize(rows, manifest, out, seconds, lanes, ungraded):
            "not_graded": [{"student": s, "status": st, "why": w} for s, st, w in failed],
            "ungraded_entries": [{"student": s, "entry": n, "why": w} for s, n, w in ungraded]}
     (out / "summary.json").write_text(json.dumps(doc, indent=1) + "\n")
-    lines = ["%d submissions, %d with a report, in %.0f s (%.1f s each) on %s" % (
-        len(rows), len(totals), seconds, doc["seconds_per_submission"], ", ".join(lanes)),
+    resumed = sum(r["status"] == "resumed" for r in rows)
+    lines = ["%d submissions, %d with a report (%d resumed from an earlier run), in %.0f s (%.1f s "
+             "each) on %s" % (len(rows), len(totals), resumed, seconds,
+                              doc["seconds_per_submission"], ", ".join(lanes)),
         "score distribution (percent of the maximum; mean %s):" % doc["mean"]]
     for b in range(10):
         n = bins.get(b, 0)
