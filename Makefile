@@ -165,6 +165,14 @@ grade:
 	  $(if $(OUT),--out "$(OUT)") $(if $(HIDDEN),--hidden "$(HIDDEN)") \
 	  $(if $(filter-out file,$(origin ARCH)),--build-arch "$(ARCH)")
 
+# A whole class: SUBMISSIONS holds one folder per student (exercises/INSTRUCTORS.md, "A class").
+.PHONY: grade-class
+grade-class:
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade-class SUBMISSIONS=dir [OUT=dir] [HIDDEN=dir] [ARCH=a]" >&2; exit 2; }
+	python3 exercises/grader/grade_class.py --submissions "$(SUBMISSIONS)" \
+	  --out "$(or $(OUT),build-grade/class)" $(if $(HIDDEN),--hidden "$(HIDDEN)") \
+	  $(if $(filter-out file,$(origin ARCH)),--build-arch "$(ARCH)")
+
 # What deps installs is used at once: a build folder already set up is configured again, its
 # MPI results and Python forgotten, so that step 10 is rebuilt with Open MPI by the next make and
 # the tests use the python3 now on PATH. DEPS_ARGS: scripts/deps.sh's (--no-gpu-tools).

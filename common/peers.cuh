@@ -53,6 +53,8 @@ std::vector<cudaDataType_t> cublaslt_scales(ElemType type);
 /// run() makes no allocation and needs no workspace.
 class CublasLtTranspose {
  public:
+  /// Makes the handle, the descriptor and the layouts for @p p with scale type @p scale; throws
+  /// CudaError when cuBLASLt refuses one of them.
   CublasLtTranspose(const Problem& p, cudaDataType_t scale);
   ~CublasLtTranspose();
   CublasLtTranspose(const CublasLtTranspose&) = delete;

@@ -9,6 +9,7 @@ import shutil
 import struct
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import sandbox
@@ -64,17 +65,36 @@ def strip_comments(src, keep_strings):
     return "".join(out)
 
 
-def source_findings(name, text, patterns, lines=None):
+def source_findings(name, text, patterns, lines=None, deadline=None):
     """["file:line: message: excerpt"] for each pattern that matches the source. @p lines: the
-    original line number of each line of @p text (preprocessed text), if not 1, 2, ..."""
+    original line number of each line of @p text (preprocessed text), if not 1, 2, ... Every
+    rule runs in linear time (its classes stay within a line; a "same_statement" rule is two
+    regexes searched in each statement, the text between two of ';', '{', '}'); past
+    @p deadline (time.monotonic()) it raises TimeoutError."""
     views = {"code": strip_comments(text, keep_strings=False),
              "code_and_strings": strip_comments(text, keep_strings=True)}
     raw_lines = text.splitlines()
     found, seen = [], set()
+    statements = {}
     for p in patterns:
+        if deadline is not None and time.monotonic() > deadline:
+            raise TimeoutError("the static checks ran out of the submission's time")
         flags = re.MULTILINE | (re.IGNORECASE if "i" in p.get("flags", "") else 0)
         view = views[p.get("in", "code")]
-        for m in re.finditer(p["regex"], view, flags):
+        if "same_statement" in p:
+            if p.get("in", "code") not in statements:
+                statements[p.get("in", "code")] = [m.span() for m in re.finditer(r"[^;{}]+",
+                                                                                  view)]
+            other = re.compile(p["same_statement"], flags)
+            first = re.compile(p["regex"], flags)
+            matches = []
+            for a, b in statements[p.get("in", "code")]:
+                m = first.search(view, a, b)
+                if m and other.search(view, a, b):
+                    matches.append(m)
+        else:
+            matches = re.finditer(p["regex"], view, flags)
+        for m in matches:
             start = m.start() + (len(m.group(0)) - len(m.group(0).lstrip()))
             index = view.count("\n", 0, start)
             line = lines[index] if lines and index < len(lines) else index + 1
@@ -88,14 +108,16 @@ def source_findings(name, text, patterns, lines=None):
 
 def preprocessed(ii_path, wanted):
     """What the compiler saw of the files @p wanted (resolved paths) in one preprocessed
-    translation unit (nvcc --keep's .ii): {file: [(line, text)]}, and [(file, line, path)] of
-    every file those files included. Macros are expanded, so a rule on this text sees through
-    them."""
+    translation unit (nvcc --keep's .ii): {file: [(line, text)]}, [(file, line, path)] of
+    every file those files included, and [(file, line, name)] of every place where one of those
+    files renamed itself (a #line directive naming another file: a line marker without flags
+    that leaves the file; what follows it would be checked as that file, or not at all). Macros
+    are expanded, so a rule on this text sees through them."""
     size = os.path.getsize(ii_path)
     if size > MAX_PREPROCESSED_BYTES:
         raise ValueError("%s is %d bytes once preprocessed, more than the %d a check reads"
                          % (Path(ii_path).name, size, MAX_PREPROCESSED_BYTES))
-    lines, included = {}, []
+    lines, included, renamed = {}, [], []
     current, number, previous = None, 0, None
     marker = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d)*)\s*$')
     with open(ii_path, encoding="utf-8", errors="replace") as f:
@@ -106,13 +128,17 @@ def preprocessed(ii_path, wanted):
                 path = path if path.startswith("<") else os.path.normpath(path)
                 if " 1" in m.group(3) and current in wanted:
                     included.append((current, previous, path))
+                elif not m.group(3) and current in wanted and path != current and \
+                        not (path.startswith("<") and m.group(1) == "0"):
+                    # (the compiler's own preamble, "# 0 "<built-in>"", is no renaming)
+                    renamed.append((current, previous, path))
                 current, number = path, int(m.group(1))
                 continue
             if current in wanted:
                 lines.setdefault(current, []).append((number, text.rstrip("\n")))
                 previous = number
             number += 1
-    return lines, included
+    return lines, included, renamed
 
 
 # ---------------------------------------------------------------------------------------------
@@ -160,8 +186,8 @@ def own_names_findings(obj_name, symbols, exercise_ns, exports):
         if not raw.startswith("_Z"):
             found.append("%s: defines the C-linkage name '%s' (a %s symbol); define your code "
                          "inside namespace %s" % (obj_name, raw, kind, exercise_ns))
-        elif re.match(r"^(course|testing|exercise|grader\w*|__gnu_cxx)::|^operator (new|delete)",
-                      name) or (kind not in "WVu" and name.startswith("std::")):
+        elif re.search(r"(^|::)(course|testing|exercise|grader\w*|__gnu_cxx)::|"
+                       r"^operator (new|delete)", name) or (kind not in "WVu" and name.startswith("std::")):
             found.append("%s: defines '%s', a name that belongs to the course, the grader or the "
                          "C++ library" % (obj_name, name))
         elif raw in exports:
@@ -345,15 +371,22 @@ class CheckMixin:
         keep = self.build / "exercises" / "keep" / ex["objects"]
         folder = os.path.normpath(self.course_root / "exercises" / ex["id"])
         wanted = {os.path.join(folder, name): name for name in files}
-        merged, included = {}, []
+        merged, included, renamed = {}, [], []
         for ii in sorted(keep.glob("*.ii")) if keep.is_dir() else []:
-            lines, inc = preprocessed(ii, set(wanted))
+            lines, inc, ren = preprocessed(ii, set(wanted))
             for path, rows in lines.items():
                 merged.setdefault(wanted[path], set()).update(rows)
             included += [(wanted[f], line, path) for f, line, path in inc]
+            renamed += [(wanted[f], line, path) for f, line, path in ren]
+        if renamed:
+            raise ValueError("; ".join(dict.fromkeys(
+                "%s:%s: a #line directive names another file (%s): the checks read the source "
+                "as the compiler saw it, file by file, so a submission may not rename its lines"
+                % (f, line or 1, path.replace(str(self.course_root) + "/", ""))
+                for f, line, path in renamed)))
         if not merged:
-            raise RuntimeError("the preprocessed sources of %s are missing from %s (the grader's "
-                               "build adds nvcc --keep)" % (ex["id"], keep))
+            raise ValueError("nothing of %s is in the preprocessed sources (the grader's build "
+                             "adds nvcc --keep)" % ", ".join(sorted(files)))
         texts = {}
         for name, rows in merged.items():
             rows = sorted(rows)
@@ -396,12 +429,17 @@ class CheckMixin:
             rules = self.m["checks"][check]
             source = rules.get("source", [])
             for name, (_, data) in files.items():
-                findings += source_findings(name, data.decode("utf-8", errors="replace"), source)
-                if name in texts:
-                    text, lines = texts[name]
-                    findings += source_findings("%s (as compiled)" % name, text,
-                                                [p for p in source if p.get("in") == "code"],
-                                                lines)
+                try:
+                    findings += source_findings(name, data.decode("utf-8", errors="replace"),
+                                                source, deadline=self.deadline)
+                    if name in texts:
+                        text, lines = texts[name]
+                        findings += source_findings("%s (as compiled)" % name, text,
+                                                    [p for p in source if p.get("in") == "code"],
+                                                    lines, deadline=self.deadline)
+                except TimeoutError as err:
+                    return findings + ["%s: %s (%g s)" % (name, err,
+                                                         self.timeouts["submission"])]
             for o, syms in symbols.items():
                 findings += symbol_findings(o, syms, rules.get("undefined_symbols", []))
                 if "max_static_bytes" in rules:
@@ -430,8 +468,11 @@ class CheckMixin:
         return [(names[k], b, a) for k, b, a in seen]
 
     def shared_memory_static(self, ex, want):
-        """(passed, text): every kernel the submission registers declares exactly @p want bytes
-        of static shared memory (a kernel with none, beside an unused right one, fails too)."""
+        """(passed, text): the kernels the submission registers declare the tile: at least one
+        exactly @p want bytes of static shared memory, and every kernel that declares any,
+        exactly that (a padded or a second tile fails). A kernel with no shared memory at all
+        (a helper: a fill, a naive kernel kept for comparison) is allowed here; on a GPU, every
+        kernel the launcher launched must have the tile (RunMixin.shared_memory)."""
         try:
             seen = self.kernels_static(ex)
         except (ValueError, struct.error, OSError) as err:
@@ -439,13 +480,13 @@ class CheckMixin:
         if not seen:
             return False, "no kernel found in the compiled device code"
         lines = ["%s: %d bytes of static shared memory (sm_%d)" % s for s in seen]
-        if all(b == want for _, b, _ in seen):
+        if any(b == want for _, b, _ in seen) and all(b in (0, want) for _, b, _ in seen):
             return True, "; ".join(lines)
         hint = ""
         if any(b == want + 128 for _, b, _ in seen):
             hint = "\nA 32 x 33 tile (4224 bytes) is the padding of step 03, not a swizzle."
-        return False, ("every kernel must use one unpadded 32 x 32 float tile, %d bytes of "
-                       "shared memory; the compiled kernels use:\n%s%s" % (
+        return False, ("the kernel must use one unpadded 32 x 32 float tile, %d bytes of shared "
+                       "memory (other kernels none); the compiled kernels use:\n%s%s" % (
                            want, "\n".join(lines), hint))
 
     def reserved_shared(self, arch):

@@ -85,6 +85,10 @@ class Grader(StageMixin, CheckMixin, RunMixin, TimedMixin, HiddenMixin):
         self.static_kernels = {}
         self.deadline = self.ex_deadline = time.monotonic() + self.timeouts["submission"]
         self.deadline_hit = set()
+        # A timed run that shared its GPU with another process is run again this many times,
+        # this many seconds apart, before its entries say the GPU was busy.
+        self.busy_retries = int(manifest["speed"].get("busy_retries", 1))
+        self.busy_pause_s = float(manifest["speed"].get("busy_pause_s", 3))
 
     def start_clock(self):
         """The submission's time starts with its own build (the course's is the grader's)."""
@@ -137,7 +141,11 @@ def parse_args(argv):
                     help="run the submission's code with the grader's rights (trusted code only)")
     ap.add_argument("--sandbox-user", default=sandbox.SANDBOX_USER,
                     help="the user the submission's code runs as (created if missing; default "
-                         "%(default)s)")
+                         "%(default)s, or %(default)s-N when other gradings on this machine "
+                         "hold it)")
+    ap.add_argument("--data-limit-mib", type=int, default=sandbox.DATA_MIB,
+                    help="RLIMIT_DATA of every process of a run, MiB (default %(default)s; 0: "
+                         "none)")
     ap.add_argument("--mask", action="append",
                     help="one more folder under the system folders (/usr, /etc) that the "
                          "submission's code must not see (repeatable)")

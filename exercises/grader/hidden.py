@@ -2,7 +2,8 @@
 
 Hidden tests are GoogleTest files linked with the submission's objects. Their names come from the
 instructor's files (trusted), never from the test process; their points are capped
-(hidden_tests.max_points). Each runs in its own sandbox, and its verdict is what that process
+(hidden_tests.max_points). Each runs in its own sandbox, which shows its binary and nothing of the
+hidden tests' sources or of the other exercises' hidden binaries; its verdict is what that process
 reports about itself: a hostile submission shares the process and can forge a pass, so the
 grader never gives hidden tests more than the cap (INSTRUCTORS.md, "Hidden tests")."""
 
@@ -104,7 +105,7 @@ class HiddenMixin:
         try:
             ran = self.boxed([binary] + args(self.box.mount_point("out", outdir)), timeout, log,
                              ro=[self.build / "bin"], files={"out": (outdir, True)},
-                             show_hidden=True, libraries=True)
+                             reveal=[binary], libraries=True)
             report = sandbox.read_owned(outdir, "report.json", 16 << 20, {owner})
         finally:
             shutil.rmtree(outdir, ignore_errors=True)

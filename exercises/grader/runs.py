@@ -21,50 +21,171 @@ MIB = 1 << 20
 
 
 class Nvml:
-    """The used memory of every device, summed (bytes), through the driver's NVML (ctypes)."""
+    """The run's own use of its own device, through the driver's NVML (ctypes): the device is
+    the one the sandbox's CUDA sees (the first of CUDA_VISIBLE_DEVICES, by UUID or by index in
+    PCI order, as the grader's runs set CUDA_DEVICE_ORDER; device 0 without it), and what is
+    counted is the device memory of the run's own processes (NVML's per-process list, for the
+    host PIDs of the sandbox's processes, found from the grader's side in /proc). Any other
+    process on that device is named, never counted: the grader then says the GPU was busy."""
+
+    NOT_AVAILABLE = (1 << 64) - 1
 
     class Memory(ctypes.Structure):
         _fields_ = [("total", ctypes.c_ulonglong), ("free", ctypes.c_ulonglong),
                     ("used", ctypes.c_ulonglong)]
 
-    def __init__(self):
+    class Process(ctypes.Structure):  # nvmlProcessInfo_t (the _v2 and _v3 calls)
+        _fields_ = [("pid", ctypes.c_uint), ("usedGpuMemory", ctypes.c_ulonglong),
+                    ("gpuInstanceId", ctypes.c_uint), ("computeInstanceId", ctypes.c_uint)]
+
+    class ProcessV1(ctypes.Structure):
+        _fields_ = [("pid", ctypes.c_uint), ("usedGpuMemory", ctypes.c_ulonglong)]
+
+    def __init__(self, visible=None):
         lib = ctypes.CDLL("libnvidia-ml.so.1")
         if lib.nvmlInit_v2() != 0:
             raise OSError("nvmlInit failed")
         count = ctypes.c_uint(0)
         if lib.nvmlDeviceGetCount_v2(ctypes.byref(count)) != 0 or count.value == 0:
             raise OSError("NVML sees no device")
-        self.lib, self.handles, self.mem = lib, [], Nvml.Memory()
-        for i in range(count.value):
-            h = ctypes.c_void_p()
-            if lib.nvmlDeviceGetHandleByIndex_v2(i, ctypes.byref(h)) == 0:
-                self.handles.append(h)
+        self.lib, self.mem = lib, Nvml.Memory()
+        visible = os.environ.get("CUDA_VISIBLE_DEVICES", "") if visible is None else visible
+        first = visible.split(",")[0].strip()
+        self.handle = ctypes.c_void_p()
+        if first.startswith(("GPU-", "MIG-")):
+            rc = lib.nvmlDeviceGetHandleByUUID(first.encode(), ctypes.byref(self.handle))
+        elif first and not first.isdigit():
+            raise OSError("CUDA_VISIBLE_DEVICES=%s names no device NVML knows" % visible)
+        else:
+            rc = lib.nvmlDeviceGetHandleByIndex_v2(int(first or 0), ctypes.byref(self.handle))
+        if rc != 0:
+            raise OSError("NVML has no device %s (CUDA_VISIBLE_DEVICES=%s)" % (first or 0,
+                                                                               visible or "unset"))
+        uuid = ctypes.create_string_buffer(96)
+        lib.nvmlDeviceGetUUID(self.handle, uuid, 96)
+        self.uuid = uuid.value.decode(errors="replace")
+        self.calls = []
+        for name, struct in (("nvmlDeviceGetComputeRunningProcesses_v3", Nvml.Process),
+                             ("nvmlDeviceGetComputeRunningProcesses_v2", Nvml.Process),
+                             ("nvmlDeviceGetComputeRunningProcesses", Nvml.ProcessV1)):
+            if hasattr(lib, name):
+                self.calls.append((getattr(lib, name), struct))
+                break
+        if not self.calls:
+            raise OSError("this NVML has no per-process list")
+        self.per_process = True
 
     def used(self):
-        total = 0
-        for h in self.handles:
-            if self.lib.nvmlDeviceGetMemoryInfo(h, ctypes.byref(self.mem)) == 0:
-                total += self.mem.used
-        return total
+        """The device's used memory (bytes): only where per-process figures are not given."""
+        if self.lib.nvmlDeviceGetMemoryInfo(self.handle, ctypes.byref(self.mem)) != 0:
+            return 0
+        return self.mem.used
+
+    def processes(self):
+        """{pid: bytes or None} of the compute processes on the device (NVML's host PIDs); None
+        when NVML does not say."""
+        call, struct = self.calls[0]
+        n = 64
+        while True:
+            count = ctypes.c_uint(n)
+            infos = (struct * n)()
+            rc = call(self.handle, ctypes.byref(count), infos)
+            if rc == 7 and n < 4096:  # NVML_ERROR_INSUFFICIENT_SIZE
+                n *= 4
+                continue
+            if rc != 0:
+                return None
+            return {infos[i].pid: (None if infos[i].usedGpuMemory == Nvml.NOT_AVAILABLE
+                                   else infos[i].usedGpuMemory) for i in range(count.value)}
+
+
+def descendants(root):
+    """The PIDs of @p root and of every process below it, from /proc (the grader's own view:
+    the sandbox's processes have other PIDs inside their namespace)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry, "rb") as f:
+                stat = f.read(4096)
+        except OSError:
+            continue
+        ppid = stat[stat.rfind(b")") + 2:].split()[1:2]
+        if ppid:
+            children.setdefault(int(ppid[0]), []).append(int(entry))
+    found, todo = set(), [root]
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.add(pid)
+            todo += children.get(pid, [])
+    return found
+
+
+def process_name(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            cmd = f.read(300).replace(b"\0", b" ").decode(errors="replace").strip()
+        return cmd or "?"
+    except OSError:
+        return "not visible from the grader: another container's, or gone"
 
 
 class MemoryMonitor:
-    """Samples the device memory in use while a timed run runs: at its "ready" (everything it
-    allocates for itself is allocated) and the peak after its "go"."""
+    """Samples, while a timed run runs, the device memory of the run's own processes (the
+    sandbox's, found under its first process from outside): at its "ready" (everything it
+    allocates for itself is allocated) and the peak after its "go". Every other process seen
+    on the device during the run is kept in @p others ({pid: what it runs}): the run's time and
+    memory then say nothing, and the grader re-runs it or says the GPU was busy."""
 
     def __init__(self, nvml):
         self.nvml, self.ready_used, self.peak, self.samples = nvml, None, 0, 0
+        self.others, self.root = {}, None
         self._stop, self._thread = threading.Event(), None
+        self._ours, self._before, self._scan = set(), set(), 0.0
+
+    def own_use(self):
+        """Bytes of device memory held by the run's own processes, now."""
+        procs = self.nvml.processes()
+        if procs is None:  # no per-process list here: the device's figure (others not told)
+            return self.nvml.used()
+        now = time.monotonic()
+        if self.root and (now - self._scan > 0.05 or any(
+                p not in self._ours and p not in self.others for p in procs)):
+            self._ours, self._scan = descendants(self.root), now
+        total, unknown = 0, 0
+        for pid, used in procs.items():
+            if pid in self._ours:
+                total += used or 0
+            elif os.path.exists("/proc/%d" % pid) or pid in self._before:
+                self.others.setdefault(pid, process_name(pid))
+            else:
+                # Not in the grader's /proc: a PID of another PID namespace (the grader runs in
+                # a container whose PIDs NVML does not show). New since the run began, it is
+                # taken as the run's own; INSTRUCTORS.md says what this cannot tell apart.
+                unknown += used or 0
+        if procs and all(v is None for v in procs.values()):
+            return self.nvml.used()  # no per-process figures here (the device's, then)
+        return total + unknown
 
     def mark_ready(self):
-        self.ready_used = self.peak = self.nvml.used()
+        self.ready_used = self.peak = self.own_use()
 
-    def start(self):
+    def start(self, root=None):
+        self.root = root
+        self._before = set(self.nvml.processes() or {})
+        for pid in self._before:  # there before the run began: never the run's
+            if not (root and pid in descendants(root)):
+                self.others.setdefault(pid, process_name(pid))
+
         def loop():
             while not self._stop.is_set():
                 if self.ready_used is not None:
-                    self.peak = max(self.peak, self.nvml.used())
+                    self.peak = max(self.peak, self.own_use())
                     self.samples += 1
+                else:
+                    self.own_use()  # others are seen before the "go" too
                 time.sleep(0.0002)
         self._thread = threading.Thread(target=loop, daemon=True)
         self._thread.start()
@@ -73,6 +194,15 @@ class MemoryMonitor:
         self._stop.set()
         if self._thread:
             self._thread.join()
+
+    def busy(self):
+        """"" or why the device was not the run's alone: the other processes, named."""
+        if not self.others:
+            return ""
+        shown = ["pid %d (%s)" % (p, n[:80]) for p, n in sorted(self.others.items())[:3]]
+        return "another process used the GPU (%s) during the timed run: %s%s" % (
+            self.nvml.uuid, "; ".join(shown), " and %d more" % (len(self.others) - 3)
+            if len(self.others) > 3 else "")
 
 
 def sanitizer_errors(log):
@@ -231,7 +361,7 @@ class RunMixin:
         self.gpu_test_passed = any(p.passed and p.kind == "test" and p.gpu for p in pending)
         for e in ex["entries"]:
             if e["kind"] == "shared_memory":
-                pending.append(self.shared_memory(ex, e, gates))
+                pending.append(self.shared_memory(ex, e, gates, pending))
         # 5. memory safety
         if ex.get("sanitizer"):
             pending.append(self.skipped_for_time(ex) if self.out_of_time(ex)
@@ -315,7 +445,7 @@ class RunMixin:
         return [tuple(int(x) for x in line.split()) for line in ran.output.splitlines()
                 if line.strip()]
 
-    def shared_memory(self, ex, e, gates):
+    def shared_memory(self, ex, e, gates, pending=()):
         """Exercise 2's tile: every kernel the objects register declares exactly e["bytes"] of
         static shared memory; on a GPU, so did every kernel the launcher launched during the
         kernel tests, and none with dynamic shared memory."""
@@ -345,6 +475,17 @@ class RunMixin:
                 kernels = sorted({l[0] for l in self.launches})
                 text += "\nlaunched during the kernel tests: %s, %d bytes, no dynamic shared " \
                         "memory" % (", ".join(kernels), want)
+        # The tile earns its points with the swizzle that makes it conflict-free: a tile
+        # declared beside a kernel that does not swizzle (a skeleton) earns nothing. Not a gate:
+        # a wrong swizzle already loses the bank model's points.
+        unswizzled = [p.name for p in pending if any(
+            fnmatch.fnmatchcase(p.gtest or "", t) for t in ex.get("technique", []))
+            and not p.passed]
+        if ok and unswizzled:
+            return Entry(ex["id"], "technique", name, e["points"], "failed",
+                         "the tile counts with the swizzle that makes it conflict-free, and the "
+                         "bank model's entries did not pass (see '%s')\n%s" % (unswizzled[0], text),
+                         gtest=e["name"], gpu=False)
         if not ok:
             gates.append(("technique", "the kernel does not use the unpadded, swizzled tile "
                                        "(see '%s')" % name))

@@ -38,6 +38,7 @@ from pathlib import Path
 
 SANDBOX_USER = "transpose-sandbox"
 FALLBACK_ID = 64000  # uid and gid used when no user can be created
+DATA_MIB = 16384     # RLIMIT_DATA of every process of a run (its heap; see sandbox_init.c)
 BWRAP = "bwrap"      # bubblewrap, with user namespaces or without
 NONE = "none"        # the caller's rights, its process group killed after each run
 HERE = Path(__file__).resolve().parent
@@ -103,6 +104,35 @@ def ensure_user(name=SANDBOX_USER):
         uid += 1
     return uid, uid, "no user %s and none could be created: the sandbox runs as uid %d" % (
         name, uid)
+
+
+LOCKS = "/run/transpose-grader"  # one lock file per sandbox user held by a grading
+
+
+def claim_user(base, lanes=64):
+    """The first of base, base-1, base-2, ... that no other grading on this machine holds (a
+    lock file held for the rest of this process): RLIMIT_NPROC counts processes per user across
+    the machine, so each concurrent grading runs its submissions as a user of its own, and one
+    submission's processes cannot starve the grading beside it."""
+    import fcntl
+    folder = LOCKS if os.path.isdir("/run") else os.path.join(tempfile.gettempdir(),
+                                                              "transpose-grader")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    for n in range(lanes):
+        name = base if n == 0 else "%s-%d" % (base, n)
+        fd = os.open(os.path.join(folder, name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        _held.append(fd)
+        return name
+    raise Unavailable("%d gradings already run on this machine, each as its own sandbox user"
+                      % lanes)
+
+
+_held = []
 
 
 def gpu_devices():
@@ -207,6 +237,7 @@ class Sandbox:
         self.init = None
         self.private = Path(private) if private else None
         self.extra_hide = []
+        self.data_mib = DATA_MIB
         if level == BWRAP:
             self.bwrap, self.setpriv = shutil.which("bwrap"), shutil.which("setpriv")
             self.roots = [d for d in SYSTEM if os.path.lexists(d)] + tool_roots()
@@ -229,6 +260,8 @@ class Sandbox:
                               "(bwrap) and setpriv (util-linux); install them with `make deps` "
                               "(or apt-get install bubblewrap), or grade trusted code with "
                               "--no-sandbox" % " and ".join(missing))
+        if user == SANDBOX_USER:
+            user = claim_user(user)
         uid, gid, made = ensure_user(user)
         box = cls(BWRAP, uid, gid, private=private)
         box.extra_hide = [str(Path(h).resolve()) for h in hide if h]
@@ -356,7 +389,8 @@ class Sandbox:
                    the hidden tests link them); the workers' runs never see them.
         handshake: callable() -> "go ...\\n" line, called when the command writes "ready" on the
                    descriptor given to it as argv's last item ({ready}); the line goes to stdin.
-        monitor:   object with start() and stop(), running while the command runs.
+        monitor:   object with start(pid) and stop(), running while the command runs (pid: the
+                   run's first process, as the grader sees it; every process of the run is below).
         """
         env = dict(env or {})
         close = []
@@ -387,7 +421,7 @@ class Sandbox:
             close += [status_w, args_r]
             keep += [status_w, args_r]
             cmd = [self.bwrap, "--args", str(args_r), "--", "/run/grader/init", str(status_w),
-                   "%.3f" % max(0.001, timeout), "--"] + \
+                   "%.3f" % max(0.001, timeout), str(self.data_mib), "--"] + \
                 ([] if as_root else self.drop_prefix()) + argv
             cwd_host = "/"
         else:
@@ -403,7 +437,7 @@ class Sandbox:
         deadline = start + timeout + (10 if self.level == BWRAP else 0)
         try:
             if monitor:
-                monitor.start()
+                monitor.start(proc.pid)
             if handshake:
                 buf = b""
                 while b"\n" not in buf and time.monotonic() < deadline and running(proc.pid):

@@ -5,7 +5,12 @@
  * those of a run that timed out included, reaches the grader through bwrap's exit. (bwrap's own
  * pid 1 leaves the reaping to the kernel, which does not count it.)
  *
- *   sandbox_init STATUS_FD SECONDS -- COMMAND...
+ *   sandbox_init STATUS_FD SECONDS [DATA_MIB] -- COMMAND...
+ *
+ * DATA_MIB bounds each process's data (RLIMIT_DATA: its heap and private writable mappings; the
+ * address space a CUDA context reserves is not counted), so one process cannot take the host's
+ * memory; the whole run's total is bounded only where the grader runs in a memory cgroup
+ * (INSTRUCTORS.md).
  *
  * Writes "exit N", "signal N" or "timeout" (the command's end) to STATUS_FD, which the command
  * never sees. The grader compiles this file itself (sandbox.py). */
@@ -32,8 +37,14 @@ static void limit(int what, rlim_t value) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 5 || strcmp(argv[3], "--") != 0) {
-    fprintf(stderr, "usage: sandbox_init STATUS_FD SECONDS -- COMMAND...\n");
+  int dash = 3;
+  rlim_t data_mib = 0;
+  if (argc > 4 && strcmp(argv[3], "--") != 0) {
+    data_mib = (rlim_t)strtoull(argv[3], NULL, 10);
+    dash = 4;
+  }
+  if (argc < dash + 2 || strcmp(argv[dash], "--") != 0) {
+    fprintf(stderr, "usage: sandbox_init STATUS_FD SECONDS [DATA_MIB] -- COMMAND...\n");
     return 125;
   }
   const int status_fd = atoi(argv[1]);
@@ -45,13 +56,14 @@ int main(int argc, char** argv) {
     limit(RLIMIT_CORE, 0);
     limit(RLIMIT_NPROC, 1024);               /* counted per user: no fork bomb */
     limit(RLIMIT_FSIZE, (rlim_t)2 << 30);     /* no file past 2 GiB */
+    if (data_mib) limit(RLIMIT_DATA, data_mib << 20); /* no process takes the host's memory */
     FILE* oom = fopen("/proc/self/oom_score_adj", "w");  /* out of memory: this run goes first */
     if (oom) {
       fputs("1000", oom);
       fclose(oom);
     }
-    execvp(argv[4], argv + 4);
-    fprintf(stderr, "sandbox: cannot run %s: %s\n", argv[4], strerror(errno));
+    execvp(argv[dash + 1], argv + dash + 1);
+    fprintf(stderr, "sandbox: cannot run %s: %s\n", argv[dash + 1], strerror(errno));
     _exit(127);
   }
   struct sigaction sa;

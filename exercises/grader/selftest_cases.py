@@ -120,6 +120,11 @@ def make_submission(case, manifest, dest, part=None):
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
+    pad = case.get("pad") if part is None else None
+    if pad:  # lines appended up to a size, inside #if 0 (what the compiler never reads)
+        with open(dest / pad["path"], "a") as f:
+            body = pad["line"] + "\n"
+            f.write("\n#if 0\n" + body * (pad["bytes"] // len(body)) + "#endif\n")
     sparse = case.get("sparse") if part is None else None
     if sparse:  # a file that claims gigabytes without taking them
         with open(dest / sparse["path"], "r+b") as f:

@@ -271,6 +271,16 @@ def judge_checks(work):
     out.append(("judge: a byte written past the end fails",
                 not v[1]["ok"] and "past the end" in v[1]["message"], v[1]["message"]))
     out.append(("judge: an item without 'done' is missing", v[2].get("missing"), str(v[2])))
+    # A forged clean "launches" record before the watch's own: the grader sees both.
+    v = verdicts(2, [item], [(0, "launches", b"k 4096 0 1024"), (0, "region", right),
+                             (0, "launches", b"naive 0 0 1024"), (0, "done", b"")])
+    out.append(("judge: every 'launches' record of an item reaches the grader, not the first",
+                "naive 0 0 1024" in v[0].get("launches", "") and "k 4096" in
+                v[0].get("launches", ""), str(v[0])))
+    v = verdicts(2, [item], [(0, "launches", b"k 4096 0 1024;" * 70)] * 30 +
+                 [(0, "region", right), (0, "done", b"")])
+    out.append(("judge: a launch list past its limit ends in a field that fails the check",
+                v[0].get("launches", "").endswith(";truncated"), str(v[0])[:200]))
     for number, in_place, (r, c) in ((1, False, (6, 9)), (3, True, (7, 7))):
         key, reps = 0x0123456789abcdef, 5
         final = chained(r, c, seed, reps, key, in_place)

@@ -9,6 +9,7 @@ import shutil
 import struct
 import subprocess
 import tempfile
+import threading
 import time
 import re
 from pathlib import Path
@@ -223,12 +224,38 @@ def unit_checks():
                       '# 1 "/usr/include/x.h" 1 3\nint hidden_from_rules;\n'
                       '# 3 "/stage/ex/a.cu" 2\nextern __attribute__((shared)) float t[];\n'
                       '# 1 "/elsewhere/solution.cu" 1\nint stolen;\n')
-        lines, included = checks.preprocessed(ii, {"/stage/ex/a.cu"})
+        lines, included, renamed = checks.preprocessed(ii, {"/stage/ex/a.cu"})
         check("preprocessed text: the submission's lines, at their own line numbers, and what "
               "they include", lines.get("/stage/ex/a.cu") == [
                   (1, "#define X extern"), (3, "extern __attribute__((shared)) float t[];")]
-              and [p for _, _, p in included] == ["/usr/include/x.h", "/elsewhere/solution.cu"],
-              "%s %s" % (lines, included))
+              and [p for _, _, p in included] == ["/usr/include/x.h", "/elsewhere/solution.cu"]
+              and not renamed, "%s %s %s" % (lines, included, renamed))
+        ii.write_text('# 1 "/stage/ex/a.cu"\nint a;\n# 1 "/usr/include/stdio.h"\n'
+                      '# 1 "/elsewhere/solution.cu" 1\nint stolen;\n# 7 "/stage/ex/a.cu"\n'
+                      'int b;\n# 20 "/stage/ex/a.cu"\nint c;\n')
+        lines, included, renamed = checks.preprocessed(ii, {"/stage/ex/a.cu"})
+        check("preprocessed text: a #line naming another file is seen (the lines after it "
+              "would escape the checks); one that only renumbers is not",
+              [(f, p) for f, _, p in renamed] == [("/stage/ex/a.cu", "/usr/include/stdio.h")],
+              "%s" % renamed)
+        rules = m["checks"]["no_library"]["source"] + \
+            m["checks"]["static_tile"]["source"]
+        pad = "#if 0\n" + "#include< extern extern\n" * 10000 + "extern " * 30000 + "\n#endif\n"
+        start = time.monotonic()
+        found = checks.source_findings("a.cu", pad, rules)
+        took = time.monotonic() - start
+        check("source rules run in linear time: 256 KiB of '#include<' lines and 'extern' words "
+              "in %.2f s" % took, took < 5 and not found, "%.1f s, %s" % (took, found[:2]))
+        found = checks.source_findings("a.cu", "extern\n__shared__ float t[];\n__shared__ float "
+                                       "u[32]; extern int x;\n", rules)
+        check("a rule on one statement: extern __shared__ across lines found, extern in the next "
+              "statement not", len(found) == 1 and "a.cu:1:" in found[0], "%s" % found)
+        try:
+            checks.source_findings("a.cu", "int x;\n", rules, deadline=time.monotonic() - 1)
+            past = False
+        except TimeoutError:
+            past = True
+        check("the static checks stop at the submission's deadline", past)
 
         (root / "hid").mkdir()
         (root / "hid" / "t.cu").write_text(
@@ -371,7 +398,7 @@ def sandbox_checks():
         data = private / "data"
         data.touch(mode=0o600)
         os.chown(data, box.uid, box.gid)
-        ran = box.run(["/bin/sh", "-c", "echo ready >&{ready}; read go; sleep 0.3; "
+        ran = box.run(["/bin/bash", "-c", "echo ready >&{ready}; read go; sleep 0.3; "
                        "echo \"$go\" > /run/grader/data"], timeout=20, log=log,
                       files={"data": (data, True)}, handshake=lambda: "go 1234\n")
         took = ran.exit_time - ran.go_time if ran.go_time and ran.exit_time else -1
@@ -379,6 +406,38 @@ def sandbox_checks():
                     ran.ready and data.read_text() == "go 1234\n" and 0.25 < took < 10,
                     "ready %s, go to exit %.2f s, data %r, %s" % (
                         ran.ready, took, data.read_text()[:40], ran.output[-200:])))
+        # A process's data (its heap) is bounded: one run cannot take the host's memory.
+        box.data_mib = 256
+        ran = box.run(["python3", "-c", "try:\n  b = bytearray(1 << 30); print('ALLOCATED')\n"
+                       "except MemoryError:\n  print('REFUSED')"], timeout=30, log=log)
+        box.data_mib = sandbox.DATA_MIB
+        out.append(("sandbox: a process's data is limited (1 GiB refused under a 256 MiB limit)",
+                    "REFUSED" in ran.output, ran.output[-200:]))
+        # Two gradings at once: each claims a sandbox user of its own, so a submission holding
+        # every process its user may have does not starve the one beside it.
+        private2 = Path(tmp) / "private2"
+        private2.mkdir(mode=0o700)
+        other = sandbox.Sandbox.create(private=private2)
+        hog = threading.Thread(target=lambda: box.run(
+            ["/bin/sh", "-c", "i=0; while [ $i -lt 1020 ]; do sleep 30 & i=$((i+1)); done; "
+             "wait"], timeout=12, log=private / "hog"))  # 1021 of its user's 1024
+        hog.start()
+        until = time.monotonic() + 10
+        count = 0
+        while time.monotonic() < until:
+            count = len(subprocess.run(["pgrep", "-u", str(box.uid)], capture_output=True,
+                                       text=True).stdout.split())
+            if count >= 1000:
+                break
+            time.sleep(0.2)
+        ran = other.run(["/bin/sh", "-c", "for i in 1 2 3 4 5 6 7 8; do sleep 0.1 & done; "
+                         "wait; echo forked"], timeout=20, log=private2 / "log")
+        hog.join()
+        out.append(("sandbox: concurrent gradings run as different users (%d processes of one "
+                    "do not starve the other)" % count,
+                    other.uid != box.uid and "forked" in ran.output and count >= 1000,
+                    "users %s and %s, %d processes, %s" % (box.uid, other.uid, count,
+                                                          ran.output[-200:])))
     return out
 
 
@@ -399,6 +458,7 @@ class DryGrader(grade.Grader):
         self.sanitizer, self.sanitizer_mode = "/bin/true", "user"
         self.build = Path("/nonexistent")
         self.box = sandbox.Sandbox(sandbox.NONE)
+        self.busy_pause_s = 0
         if scenario.get("no_time") == "submission":
             self.deadline = time.monotonic()
         elif scenario.get("no_time"):
@@ -446,11 +506,20 @@ class DryGrader(grade.Grader):
             def mark_ready(self):
                 self.ready_used = 1 << 30
 
-            def start(self):
+            def start(self, root=None):
                 pass
 
             def stop(self):
                 pass
+
+            def busy(self):
+                return busy
+        # "busy": another process on the device during the first "busy_monitors" runs (all
+        # of them without it)
+        busy = self.scenario.get("busy", "")
+        self.monitors = getattr(self, "monitors", 0) + 1
+        if self.monitors > self.scenario.get("busy_monitors", 1 << 30):
+            busy = ""
         return Monitor()
 
 
@@ -474,6 +543,11 @@ def dry_gpu_checks(m):
         ("a launched kernel without the tile: the swizzle's points lost",
          {"launch": "naive 0 0 1024"}, {"02_swizzle": 21}),
         ("no launch seen: the swizzle's points lost", {"launch": ""}, {"02_swizzle": 21}),
+        ("another process on the GPU at every try: the timed entries not graded, not failed",
+         {"busy": "pid 4242 (python3 load.py)"},
+         {"01_rectangular": 33, "02_swizzle": 33, "03_inplace": 25}),
+        ("another process on the GPU once: the timed runs again, graded", {
+            "busy": "pid 4242 (python3 load.py)", "busy_monitors": 1}, full),
         ("a host-only swizzle: the swizzle's points lost", {"two_swizzles": True},
          {"02_swizzle": 21}),
         ("the submission's time spent: nothing more runs", {"no_time": "submission"},

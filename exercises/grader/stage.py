@@ -127,6 +127,7 @@ class StageMixin:
         self.box = sandbox.Sandbox.create(want=not self.args.no_sandbox,
                                           user=self.args.sandbox_user, private=self.private,
                                           hide=self.args.mask or [])
+        self.box.data_mib = self.args.data_limit_mib
         self.box.chown(self.build)
         self.r.extra["isolation"] = self.box.level
         self.r.notes.append("Isolation: " + self.box.note + ".")
@@ -152,13 +153,17 @@ class StageMixin:
                       set(self.build.glob("**/CMakeFiles/test_ex*_hidden_*.dir")))
 
     def boxed(self, argv, timeout, log, rw=(), ro=None, files=None, network=False,
-              as_root=False, handshake=None, monitor=None, show_hidden=False, libraries=False):
+              as_root=False, handshake=None, monitor=None, show_hidden=False, libraries=False,
+              reveal=()):
         """Runs a command built from the submission (or compiling it) in the sandbox. It sees the
         stage's course, grader and build folders (read-only but @p rw), or only @p ro; the GPU
-        math libraries only with @p libraries (builds, hidden tests)."""
+        math libraries only with @p libraries (builds, hidden tests). The hidden tests' sources
+        and builds only with @p show_hidden (their build); of their binaries, those in @p reveal
+        (a hidden test's run sees its own binary, never a source)."""
         if ro is None:
             ro = [self.course_root, self.grader_root, self.build]
-        hide = [] if show_hidden else self.hidden_artifacts()
+        hide = [] if show_hidden else [h for h in self.hidden_artifacts()
+                                       if Path(h) not in [Path(r) for r in reveal]]
         if show_hidden and self.hidden_dir.is_dir():
             ro = list(ro) + [self.hidden_dir]
         ro = [p for p in ro if Path(p) not in [Path(w) for w in rw]]

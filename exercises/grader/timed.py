@@ -9,6 +9,7 @@ From outside the grader measures its wall time (speed), the CPU time of every pr
 
 import json
 import secrets
+import time
 
 from results import Entry
 from runs import MIB, MemoryMonitor, Nvml
@@ -33,20 +34,24 @@ class TimedMixin:
         timing = dict(kv.split("=", 1) for kv in v.get("timing", "").split() if "=" in kv)
         wall = ran.exit_time - ran.go_time if ran.go_time and ran.exit_time else None
         return {"ran": ran, "verdict": v, "note": note, "item": item, "wall": wall,
+                "busy": monitor.busy() if monitor else "",
                 "cpu": ran.cpu, "timing": timing, "shape": "%d x %d" % (rows, cols),
                 "ready_used": monitor.ready_used if monitor else None,
                 "peak": monitor.peak if monitor else None,
                 "samples": monitor.samples if monitor else 0}
 
     def probe(self, in_place, rows, cols, spec, monitor):
-        """The course's own kernel timed the same way: once per grading, per shape."""
-        key = (in_place, rows, cols, json.dumps(spec, sort_keys=True), monitor is not None)
+        """The course's own kernel timed the same way: once per grading, per shape (a run that
+        shared the GPU with another process is not kept)."""
+        key = (in_place, rows, cols, json.dumps(spec, sort_keys=True))
         if key not in self.probe_cache:
             binary = self.build / "bin" / ("grader_probe_inplace" if in_place else "grader_probe")
             result = self.timed_run(binary, 3 if in_place else 1, rows, cols, spec, monitor)
             if not result["verdict"].get("ok") or result["wall"] is None:
                 raise RuntimeError("the course's own kernel failed its timed run: %s\n%s" % (
                     result["verdict"].get("message"), tail(result["ran"].output, 2000)))
+            if result["busy"]:
+                return result
             self.probe_cache[key] = result
         return self.probe_cache[key]
 
@@ -76,16 +81,29 @@ class TimedMixin:
             return [Entry(ex["id"], self.kind_tag(e), "%s | %s" % (ex["title"], e["title"]),
                           e["points"], "not_run", "not run: no GPU test of this exercise passed",
                           gtest=e["name"], gpu=True) for e in timed]
-        wants_memory = any(e["kind"] == "memory" for e in timed)
-        runs = []
+        runs, busy = [], ""
         for rows, cols in self.timed_shapes(spec, in_place):
-            base = self.probe(in_place, rows, cols, spec,
-                              self.memory_monitor() if wants_memory else None)
-            sub = self.timed_run(binary, number, rows, cols, spec,
-                                 self.memory_monitor() if wants_memory else None)
+            # Another process on the device makes a run's time and memory say nothing: the pair
+            # is run again (after a pause), then the entries say the GPU was busy. Never a
+            # failure for it.
+            for attempt in range(1 + self.busy_retries):
+                if attempt:
+                    time.sleep(self.busy_pause_s)
+                base = self.probe(in_place, rows, cols, spec, self.memory_monitor())
+                sub = self.timed_run(binary, number, rows, cols, spec, self.memory_monitor())
+                busy = base["busy"] or sub["busy"]
+                if not busy or self.out_of_time(ex):
+                    break
+            if busy:
+                break
             runs.append((base, sub))
             if not sub["verdict"].get("ok") or self.out_of_time(ex):
                 break
+        if busy:
+            why = "the GPU was busy: %s (run again %d times); grade it when the GPU is free" % (
+                busy, self.busy_retries)
+            self.r.notes.append("Not graded because the GPU was busy: " + busy)
+            return [self.not_graded_entry(ex, e, why) for e in timed]
         return self.timed_entries(ex, timed, spec, runs, gates)
 
     def describe_timed(self, spec, base, sub):

@@ -486,9 +486,15 @@ int verify(int argc, char** argv) {
       o.ok = d != nullptr;
       o.message = d ? clip(d->payload, 200) : "no answer";
     }
-    if (const Record* l = find(recs, "launches")) {
-      o.extra += ",\"launches\": " + json_string(clip(l->payload, 20000));
+    // Every "launches" record of the item, not the first: the worker's process could write a
+    // clean one before the watch's own, and the grader must see the launches it hides.
+    std::string launches;
+    for (const Record& r : recs) {
+      if (r.tag == "launches") launches += (launches.empty() ? "" : ";") + r.payload;
     }
+    // Past the limit the list ends in a field that is no launch, so the check fails.
+    if (launches.size() > 20000) launches = launches.substr(0, 20000) + ";truncated";
+    if (!launches.empty()) o.extra += ",\"launches\": " + json_string(launches);
     std::cout << "{\"item\": " << i << ", \"ok\": " << (o.ok ? "true" : "false")
               << ", \"todo\": " << (o.todo ? "true" : "false")
               << ", \"missing\": " << (o.missing ? "true" : "false")

@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+"""Grades a whole class: every submission folder of a folder (Python standard library only).
+
+    python3 exercises/grader/grade_class.py --submissions DIR --out DIR [--hidden DIR] [...]
+    make grade-class SUBMISSIONS=DIR OUT=DIR [HIDDEN=DIR] [ARCH=A]
+
+Each submission is graded by grade.py, as `make grade` does, into OUT/students/<name>/
+(results.json, junit.xml, the table in report.txt). Around that:
+  - lanes: one grader per GPU (CUDA_VISIBLE_DEVICES set to that GPU's UUID, so its runs and its
+    measurements are that GPU's alone), each with its own staged build (only the submission's
+    files recompile) and its own sandbox user (grade.py claims transpose-sandbox-N, the first
+    no other grading holds: a process limit counts per user, so one submission cannot starve the
+    gradings beside it); without a GPU, lanes on the CPU cores. The compile jobs are the cores shared among the lanes;
+  - resume: a submission whose allowlisted files (content hash) and course (commit, and the
+    changes on top of it) were already graded is not graded again; identical submissions are
+    graded once and flagged as identical;
+  - a submission's grading that fails or passes its time limit is recorded (status, why) and the
+    class goes on;
+  - OUT/gradebook.csv (student, points per exercise, total, flags, status), OUT/summary.txt and
+    summary.json (score distribution, flagged submissions, ungraded entries and why), and a
+    progress bar on the terminal.
+Exit status 0 when every submission has a report, 1 otherwise.
+"""
+
+import argparse
+import csv
+import hashlib
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+GRADER_DIR = Path(__file__).resolve().parent
+COURSE_DIR = GRADER_DIR.parent.parent
+sys.path.insert(0, str(GRADER_DIR))
+sys.dont_write_bytecode = True
+from stage import find_submission_file  # noqa: E402
+
+# Flags of a report: the entry outcomes and gate texts an instructor looks at first.
+FLAG_OUTCOMES = {"grader_error": "grader error", "grader_refused": "grader refused",
+                 "timeout": "timeout", "crashed": "crash", "sanitizer_error": "memory error"}
+FLAG_TEXTS = {"done on the host": "host work", "second buffer": "second buffer",
+              "the GPU was busy": "GPU busy",
+              "does not use the unpadded, swizzled tile": "wrong technique"}
+
+
+def load_manifest():
+    return json.loads((GRADER_DIR / "manifest.json").read_text())
+
+
+def course_version():
+    """The course's commit, with a hash of the changes on top of it that can change a grade when
+    there are any (the course's code, the exercises, the grader; not its pages or its self-test's
+    cases): a regrade after the grader changes is a new version."""
+    def git(*a):
+        r = subprocess.run(["git", "-C", str(COURSE_DIR)] + list(a), capture_output=True)
+        return r.stdout if r.returncode == 0 else b""
+    head = git("rev-parse", "HEAD").decode().strip() or "no-git"
+    diff = git("diff", "HEAD", "--", "CMakeLists.txt", "cmake", "common", "exercises",
+               ":(exclude)*.md", ":(exclude)exercises/grader/testdata")
+    return head + ("+" + hashlib.sha256(diff).hexdigest()[:12] if diff.strip() else "")
+
+
+def content_hash(folder, manifest, hidden=""):
+    """sha256 of the allowlisted files the grader would take from @p folder (and of the hidden
+    tests' folder, which changes a grade too)."""
+    h = hashlib.sha256()
+    limit = manifest["max_file_bytes"]
+    for ex in manifest["exercises"]:
+        for name in ex["files"]:
+            path = find_submission_file(folder, ex["id"], name) if folder.is_dir() else None
+            h.update(("%s/%s\0" % (ex["id"], name)).encode())
+            if path is None:
+                h.update(b"missing\0")
+                continue
+            size = os.lstat(path).st_size
+            h.update(b"%d\0" % size)
+            if size <= limit:
+                h.update(path.read_bytes())
+    if hidden:
+        for p in sorted(Path(hidden).rglob("*")):
+            if p.is_file():
+                h.update(str(p.relative_to(hidden)).encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
+def gpus():
+    """[UUID] of the machine's GPUs, from nvidia-smi (empty without one)."""
+    tool = shutil.which("nvidia-smi")
+    if not tool:
+        return []
+    try:
+        r = subprocess.run([tool, "--query-gpu=uuid", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [l.strip() for l in r.stdout.splitlines() if l.strip().startswith(("GPU-", "MIG-"))]
+
+
+def run_grader(cmd, timeout, env, log):
+    """Runs one grading (its own process group, killed whole at its time limit): (status, why)
+    with status "graded", "timeout" or "failed"."""
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env,
+                                start_new_session=True)
+        try:
+            rc = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            proc.wait()
+            return "timeout", "the grading took more than %g s and was stopped" % timeout
+    if rc != 0:
+        text = Path(log).read_bytes()[-600:].decode(errors="replace").strip()
+        return "failed", "grade.py exited with %d: %s" % (rc, " ".join(text.split())[-300:])
+    return "graded", ""
+
+
+def row_of(name, doc, manifest, status, why, flags):
+    """A gradebook row from a student's results.json (None: no report)."""
+    row = {"student": name}
+    for ex in manifest["exercises"]:
+        row[ex["id"]] = ""
+    row.update(hidden="", total="", max="", ungraded_points="", flags="", status=status,
+               why=why)
+    if doc is None:
+        row["flags"] = "; ".join(flags)
+        return row
+    per = {}
+    for t in doc["tests"]:
+        ex = t["extra_data"]["exercise"]
+        key = "hidden" if t["extra_data"].get("kind") == "hidden" else ex
+        per[key] = per.get(key, 0.0) + t["score"]
+        outcome = t["extra_data"]["outcome"]
+        if outcome in FLAG_OUTCOMES:
+            flags.append(FLAG_OUTCOMES[outcome])
+        for text, flag in FLAG_TEXTS.items():
+            if text in t["output"] and (flag != "wrong technique" or t.get("status") == "passed"
+                                        or any(o["score"] > 0 for o in doc["tests"]
+                                               if o["extra_data"]["exercise"] == ex)):
+                flags.append(flag)
+        if t["extra_data"].get("kind") in ("static", "build", "files") and \
+                t.get("status") == "failed":
+            flags.append({"static": "static finding", "build": "build error",
+                          "files": "missing file"}[t["extra_data"]["kind"]])
+    for ex in manifest["exercises"]:
+        row[ex["id"]] = "%g" % per.get(ex["id"], 0.0)
+    if "hidden" in per:
+        row["hidden"] = "%g" % per["hidden"]
+    row["total"] = "%g" % doc["score"]
+    row["max"] = "%g" % doc["extra_data"]["max_score"]
+    row["ungraded_points"] = "%g" % sum(t["max_score"] for t in doc["tests"]
+                                        if t["extra_data"]["outcome"] == "not_graded")
+    row["flags"] = "; ".join(dict.fromkeys(flags))
+    return row
+
+
+class Progress:
+    def __init__(self, total, stream):
+        self.total, self.done, self.stream, self.start = total, 0, stream, time.monotonic()
+        self.counts = {}
+        self.lock = threading.Lock()
+
+    def step(self, status, name):
+        with self.lock:
+            self.done += 1
+            self.counts[status] = self.counts.get(status, 0) + 1
+            width = 30
+            filled = int(width * self.done / max(1, self.total))
+            spent = time.monotonic() - self.start
+            eta = spent / self.done * (self.total - self.done)
+            line = "\r[%s%s] %d/%d  %s  %.0f s, about %.0f s left  %-24s" % (
+                "#" * filled, "." * (width - filled), self.done, self.total,
+                ", ".join("%s %d" % kv for kv in sorted(self.counts.items())), spent, eta,
+                name[:24])
+            self.stream.write(line + ("\n" if not self.stream.isatty() else ""))
+            self.stream.flush()
+
+    def close(self):
+        if self.stream.isatty():
+            self.stream.write("\n")
+
+
+def summarize(rows, manifest, out, seconds, lanes, ungraded):
+    top = sum(sum(e["points"] for e in ex["entries"]) +
+              (ex.get("sanitizer") or {}).get("points", 0) for ex in manifest["exercises"])
+    totals = [float(r["total"]) for r in rows if r["total"] != ""]
+    bins = {}
+    for t in totals:
+        b = min(9, int(t * 10 // max(top, 1)))
+        bins[b] = bins.get(b, 0) + 1
+    flagged = [(r["student"], r["flags"]) for r in rows if r["flags"]]
+    failed = [(r["student"], r["status"], r["why"]) for r in rows
+              if r["status"] not in ("graded", "resumed", "identical")]
+    doc = {"students": len(rows), "graded": len(totals), "seconds": round(seconds, 1),
+           "seconds_per_submission": round(seconds / max(1, len(rows)), 2),
+           "lanes": lanes, "course": course_version(),
+           "distribution": {"%d-%d" % (b * 10, b * 10 + 10): bins.get(b, 0) for b in range(10)},
+           "mean": round(sum(totals) / len(totals), 2) if totals else None,
+           "flagged": [{"student": s, "flags": f} for s, f in flagged],
+           "not_graded": [{"student": s, "status": st, "why": w} for s, st, w in failed],
+           "ungraded_entries": [{"student": s, "entry": n, "why": w} for s, n, w in ungraded]}
+    (out / "summary.json").write_text(json.dumps(doc, indent=1) + "\n")
+    resumed = sum(r["status"] == "resumed" for r in rows)
+    lines = ["%d submissions, %d with a report (%d resumed from an earlier run), in %.0f s (%.1f s "
+             "each) on %s" % (len(rows), len(totals), resumed, seconds,
+                              doc["seconds_per_submission"], ", ".join(lanes)),
+        "score distribution (percent of the maximum; mean %s):" % doc["mean"]]
+    for b in range(10):
+        n = bins.get(b, 0)
+        lines.append("  %3d-%-3d %3d %s" % (b * 10, b * 10 + 10, n, "#" * n))
+    lines.append("flagged (%d):" % len(flagged))
+    lines += ["  %s: %s" % f for f in flagged] or ["  none"]
+    lines.append("submissions without a grade (%d):" % len(failed))
+    lines += ["  %s: %s, %s" % f for f in failed] or ["  none"]
+    reasons = {}
+    for s, _, w in ungraded:
+        reasons.setdefault(w, set()).add(s)
+    lines.append("entries not graded (%d), by why:" % len(ungraded))
+    lines += ["  %s: %d submissions" % (w, len(s)) for w, s in sorted(reasons.items())] or \
+        ["  none"]
+    (out / "summary.txt").write_text("\n".join(lines) + "\n")
+    return "\n".join(lines)
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--submissions", required=True, help="a folder of submission folders")
+    ap.add_argument("--out", default="build-grade/class", help="reports, gradebook, summary")
+    ap.add_argument("--hidden", default="", help="hidden tests: <exercise id>/*.cu")
+    ap.add_argument("--build-arch", default="", help="CUDA architectures (e.g. 90)")
+    ap.add_argument("--gpus", default="auto",
+                    help="auto (every GPU), none (CPU lanes only), or comma-separated UUIDs or "
+                         "indices: one lane per GPU")
+    ap.add_argument("--cpu-lanes", type=int, default=0,
+                    help="lanes without a GPU (default: cores / 4, at least 1) when no GPU is used")
+    ap.add_argument("--timeout", type=float, default=0,
+                    help="seconds per submission (default: the manifest's submission deadline "
+                         "plus 600 for the course's build)")
+    ap.add_argument("--stage-root", default="",
+                    help="folder of the lanes' staged builds, kept between runs (default: "
+                         "OUT/.lanes)")
+    ap.add_argument("--no-resume", action="store_true", help="grade every submission again")
+    ap.add_argument("--grade-arg", action="append", default=[],
+                    help="one more argument for grade.py (repeatable), e.g. --grade-arg=--no-gpu")
+    ap.add_argument("--quiet", action="store_true", help="no summary on the terminal")
+    return ap.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    manifest = load_manifest()
+    root = Path(args.submissions).resolve()
+    out = Path(args.out).resolve()
+    (out / "students").mkdir(parents=True, exist_ok=True)
+    stage_root = Path(args.stage_root).resolve() if args.stage_root else out / ".lanes"
+    names = sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    version = course_version()
+    hidden = str(Path(args.hidden).resolve()) if args.hidden else ""
+    no_gpu = args.gpus == "none" or "--no-gpu" in args.grade_arg
+    if no_gpu:
+        devices = []
+    elif args.gpus == "auto":
+        devices = gpus()
+    else:
+        devices = [d for d in args.gpus.split(",") if d]
+    cores = os.cpu_count() or 2
+    lanes = [("gpu%d" % i, d) for i, d in enumerate(devices)] or \
+        [("cpu%d" % i, None) for i in range(args.cpu_lanes or max(1, cores // 4))]
+    jobs = max(1, cores // len(lanes))
+    timeout = args.timeout or manifest["timeouts_s"]["submission"] + 600
+
+    hashes = {n: content_hash(root / n, manifest, hidden) for n in names}
+    todo, rows, first_of = [], {}, {}
+    for n in names:
+        meta_file = out / "students" / n / "meta.json"
+        meta = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
+        if not args.no_resume and meta.get("hash") == hashes[n] and \
+                meta.get("course") == version and meta.get("status") == "graded" and \
+                (out / "students" / n / "results.json").is_file():
+            rows[n] = ("resumed", "", [])
+            continue
+        if hashes[n] in first_of:  # the same files as another: graded once
+            rows[n] = ("identical", first_of[hashes[n]], [])
+            continue
+        first_of[hashes[n]] = n
+        todo.append(n)
+
+    progress = Progress(len(names), sys.stderr)
+    for n in names:
+        if n in rows and rows[n][0] == "resumed":
+            progress.step("resumed", n)
+    work = queue.Queue()
+    for n in todo:
+        work.put(n)
+
+    def lane(label, index, device):
+        stage = stage_root / label
+        stage.mkdir(parents=True, exist_ok=True)
+        env = dict(os.environ)
+        if device is not None:
+            env["CUDA_VISIBLE_DEVICES"] = device
+        while True:
+            try:
+                n = work.get_nowait()
+            except queue.Empty:
+                return
+            dest = out / "students" / n
+            dest.mkdir(parents=True, exist_ok=True)
+            (dest / "meta.json").unlink(missing_ok=True)
+            cmd = [sys.executable, str(GRADER_DIR / "grade.py"), "--submission", str(root / n),
+                   "--out", str(dest), "--stage", str(stage / "stage"), "--jobs", str(jobs),
+                   "--build-arch", args.build_arch]
+            if hidden:
+                cmd += ["--hidden", hidden]
+            if device is None and not no_gpu:
+                cmd.append("--no-gpu")
+            cmd += args.grade_arg
+            start = time.monotonic()
+            status, why = run_grader(cmd, timeout, env, dest / "grade.log")
+            if status == "graded" and not (dest / "results.json").is_file():
+                status, why = "failed", "no results.json"
+            report = (dest / "grade.log")
+            if report.is_file():
+                shutil.copyfile(report, dest / "report.txt")
+            (dest / "meta.json").write_text(json.dumps({
+                "hash": hashes[n], "course": version, "status": status, "why": why,
+                "lane": label, "device": device or "none",
+                "seconds": round(time.monotonic() - start, 1)}) + "\n")
+            rows[n] = (status, why, [])
+            progress.step(status, n)
+
+    start = time.monotonic()
+    threads = [threading.Thread(target=lane, args=(label, i, d), daemon=True)
+               for i, (label, d) in enumerate(lanes)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # Identical submissions: the first one's report, flagged.
+    for n in names:
+        if rows.get(n, ("",))[0] == "identical":
+            src, dest = out / "students" / rows[n][1], out / "students" / n
+            dest.mkdir(parents=True, exist_ok=True)
+            meta = json.loads((src / "meta.json").read_text()) if (src / "meta.json").is_file() \
+                else {"status": "failed"}
+            for f in ("results.json", "junit.xml", "report.txt"):
+                if (src / f).is_file():
+                    shutil.copyfile(src / f, dest / f)
+            (dest / "meta.json").write_text(json.dumps(dict(meta, hash=hashes[n],
+                                                            identical_to=rows[n][1])) + "\n")
+            rows[n] = ("identical" if meta.get("status") == "graded" else meta["status"],
+                       meta.get("why", ""), ["same files as %s" % rows[n][1]])
+            progress.step("identical", n)
+    progress.close()
+    seconds = time.monotonic() - start
+
+    book, ungraded = [], []
+    for n in names:
+        status, why, flags = rows[n]
+        flags = list(flags)
+        if status == "resumed":
+            meta = json.loads((out / "students" / n / "meta.json").read_text())
+            flags += ["same files as %s" % meta["identical_to"]] if "identical_to" in meta else []
+        f = out / "students" / n / "results.json"
+        doc = None
+        if f.is_file() and status not in ("timeout", "failed"):
+            try:
+                doc = json.loads(f.read_text())
+            except ValueError:
+                status, why = "failed", "results.json does not parse"
+        if status == "identical":
+            status = "graded"
+        if status == "timeout":
+            flags.append("timeout")
+        if doc:
+            ungraded += [(n, t["name"], t["extra_data"].get("reason") or
+                          t["output"].split("\n")[0][:120])
+                         for t in doc["tests"] if t["extra_data"]["outcome"] == "not_graded"]
+        book.append(row_of(n, doc, manifest, status, why, flags))
+    fields = ["student"] + [ex["id"] for ex in manifest["exercises"]] + \
+        ["hidden", "total", "max", "ungraded_points", "flags", "status", "why"]
+    with open(out / "gradebook.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(book)
+    text = summarize(book, manifest, out, seconds,
+                     ["%s (%s)" % (l, d or "no GPU") for l, d in lanes], ungraded)
+    if not args.quiet:
+        print(text)
+        print("gradebook: %s" % (out / "gradebook.csv"))
+    return 0 if all(r["total"] != "" for r in book) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
