@@ -19,6 +19,7 @@
 #include "report.hpp"
 #include "team.hpp"
 #include "timer.cuh"
+#include "window.cuh"
 
 namespace step10 {
 
@@ -124,26 +125,6 @@ class Collective {
   ncclComm_t comm_;
   cudaStream_t s_;
   DeviceBuffer buf_;
-};
-
-// Device memory from ncclMemAlloc, freed on every path: NCCL can register it as a window, through
-// which the other GPUs of one machine can reach it (lab/window.cuh).
-class NcclBuffer {
- public:
-  explicit NcclBuffer(std::size_t bytes) : bytes_(bytes) { NCCL_CHECK(ncclMemAlloc(&ptr_, bytes ? bytes : 1)); }
-  ~NcclBuffer() {
-    if (ptr_) ncclMemFree(ptr_);
-  }
-  NcclBuffer(const NcclBuffer&) = delete;
-  NcclBuffer& operator=(const NcclBuffer&) = delete;
-  void* get() const { return ptr_; }
-  template <typename T>
-  T* as() const { return static_cast<T*>(ptr_); }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_;
 };
 
 // A stream, destroyed on every path.

@@ -19,8 +19,29 @@
 
 namespace step10 {
 
+/// Device memory from ncclMemAlloc, freed on every path: what a window is made of (every GPU's
+/// output block, in the harness).
+class NcclBuffer {
+ public:
+  explicit NcclBuffer(std::size_t bytes) : bytes_(bytes) { NCCL_CHECK(ncclMemAlloc(&ptr_, bytes ? bytes : 1)); }
+  ~NcclBuffer() {
+    if (ptr_) ncclMemFree(ptr_);  // no check: a destructor must not throw
+  }
+  NcclBuffer(const NcclBuffer&) = delete;
+  NcclBuffer& operator=(const NcclBuffer&) = delete;
+  void* get() const { return ptr_; }
+  template <typename T>
+  T* as() const { return static_cast<T*>(ptr_); }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_;
+};
+
 /// Where GPU g's window starts in this process, for every g (device code: NCCL's device API).
-__global__ void window_bases(ncclWindow_t w, int gpus, void** bases) {
+/// static: each source file that includes this header compiles its own copy.
+static __global__ void window_bases(ncclWindow_t w, int gpus, void** bases) {
   for (int g = threadIdx.x; g < gpus; g += blockDim.x) bases[g] = ncclGetPeerPointer(w, 0, g);
 }
 

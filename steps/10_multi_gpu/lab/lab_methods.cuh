@@ -72,14 +72,19 @@ inline Method overlapped_few_ctas(int ctas) {
 /// NCCL (ncclCommRegister), so that its transport may use them without its own buffers.
 inline Method overlapped_registered() {
   struct State {
-    ncclComm_t comm = nullptr;
-    void *send = nullptr, *recv = nullptr, *send_handle = nullptr, *recv_handle = nullptr;
-    std::unique_ptr<Pipeline> pipe;
+    ncclComm_t comm;
+    NcclBuffer send, recv;
+    void *send_handle = nullptr, *recv_handle = nullptr;
+    Pipeline pipe;
+    State(const Context& c)
+        : comm(c.comm), send(c.at.in_elems(c.me) * c.at.elem + 16),
+          recv(c.at.recv_elems(c.me) * c.at.elem + 16), pipe(c.at.chunks) {
+      NCCL_CHECK(ncclCommRegister(comm, send.get(), send.bytes(), &send_handle));
+      NCCL_CHECK(ncclCommRegister(comm, recv.get(), recv.bytes(), &recv_handle));
+    }
     ~State() {  // no checks: a destructor must not throw
       if (send_handle) ncclCommDeregister(comm, send_handle);
       if (recv_handle) ncclCommDeregister(comm, recv_handle);
-      if (send) ncclMemFree(send);
-      if (recv) ncclMemFree(recv);
     }
   };
   auto state = std::make_shared<std::unique_ptr<State>>();
@@ -88,23 +93,14 @@ inline Method overlapped_registered() {
   m.name = "overlapped, buffers registered with NCCL";
   m.chunked = true;
   m.prepare = [state](const Context& c) {
-    auto st = std::make_unique<State>();
-    st->comm = c.comm;
-    const std::size_t send_bytes = c.at.in_elems(c.me) * c.at.elem + 16,
-                      recv_bytes = c.at.recv_elems(c.me) * c.at.elem + 16;
-    NCCL_CHECK(ncclMemAlloc(&st->send, send_bytes));
-    NCCL_CHECK(ncclMemAlloc(&st->recv, recv_bytes));
-    NCCL_CHECK(ncclCommRegister(c.comm, st->send, send_bytes, &st->send_handle));
-    NCCL_CHECK(ncclCommRegister(c.comm, st->recv, recv_bytes, &st->recv_handle));
-    st->pipe = std::make_unique<Pipeline>(c.at.chunks);
-    *state = std::move(st);
+    *state = std::make_unique<State>(c);
     return std::string();
   };
   m.run = [state](const Context& c, cudaStream_t s) {
     Part p = c.part();
-    p.send = (*state)->send;
-    p.recv = (*state)->recv;
-    (*state)->pipe->run(p, c.comm, s);
+    p.send = (*state)->send.get();
+    p.recv = (*state)->recv.get();
+    (*state)->pipe.run(p, c.comm, s);
   };
   m.release = [state] { state->reset(); };
   return m;
@@ -136,47 +132,58 @@ inline Method peer_writes() {
 }
 
 /// The links' own pace: every piece this GPU sends, copied as it lies (no transpose) by a copy
-/// engine into its owner's output block, all at once. A reference row, not a transpose.
+/// engine into its owner's output block: all at once, a stream per GPU, or in turn on one
+/// stream. A reference row, not a transpose.
 inline Method link_copy(bool in_turn) {
-  auto window = std::make_shared<std::unique_ptr<Window>>();
-  auto streams = std::make_shared<std::vector<cudaStream_t>>();
+  struct State {
+    std::unique_ptr<Window> window;
+    std::vector<cudaStream_t> streams;
+    std::vector<cudaEvent_t> done;  // one per stream
+    cudaEvent_t start = nullptr;
+    ~State() {  // no checks: a destructor must not throw
+      for (cudaStream_t t : streams) cudaStreamDestroy(t);
+      for (cudaEvent_t e : done) cudaEventDestroy(e);
+      if (start) cudaEventDestroy(start);
+    }
+  };
+  auto state = std::make_shared<std::unique_ptr<State>>();
   Method m;
   m.id = in_turn ? "link-copy-1stream" : "link-copy";
   m.name = in_turn ? "copy: the same bytes over the links, copy engines, in turn"
                    : "copy: the same bytes over the links, copy engines";
   m.reference = true;
-  m.prepare = [window, streams](const Context& c) {
-    *window = std::make_unique<Window>(c);
-    streams->resize(c.at.gpus);
-    for (cudaStream_t& t : *streams) CUDA_CHECK(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking));
-    return (*window)->why_not(c);
+  m.prepare = [state, in_turn](const Context& c) {
+    auto st = std::make_unique<State>();
+    st->window = std::make_unique<Window>(c);
+    st->streams.resize(in_turn ? 1 : c.at.gpus);
+    st->done.resize(st->streams.size());
+    for (cudaStream_t& t : st->streams) CUDA_CHECK(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking));
+    for (cudaEvent_t& e : st->done) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&st->start, cudaEventDisableTiming));
+    *state = std::move(st);
+    return (*state)->window->why_not(c);
   };
-  m.run = [window, streams, in_turn](const Context& c, cudaStream_t s) {
-    cudaEvent_t start = nullptr;
-    CUDA_CHECK(cudaEventCreateWithFlags(&start, cudaEventDisableTiming));
-    CUDA_CHECK(cudaEventRecord(start, s));
+  m.run = [state, in_turn](const Context& c, cudaStream_t s) {
+    State& st = **state;
+    CUDA_CHECK(cudaEventRecord(st.start, s));
+    for (cudaStream_t t : st.streams) CUDA_CHECK(cudaStreamWaitEvent(t, st.start));
     const std::int64_t mine = c.at.row_blocks().count(c.me);
-    for (int i = 1; i < c.at.gpus; ++i) {
+    for (int i = 1; i < c.at.gpus; ++i) {  // the next GPU first, as the direct placement
       const int g = (c.me + i) % c.at.gpus;
       const std::size_t bytes = c.at.col_blocks().count(g) * mine * c.at.elem;
-      if (g == c.me || bytes == 0) continue;
-      cudaStream_t t = (*streams)[in_turn ? 0 : g];
-      CUDA_CHECK(cudaStreamWaitEvent(t, start));
+      if (bytes == 0) continue;
       const std::size_t at = c.at.col_blocks().count(g) * c.at.row_blocks().first(c.me) * c.at.elem;
-      CUDA_CHECK(cudaMemcpyAsync((*window)->out(g) + at,
+      CUDA_CHECK(cudaMemcpyAsync(st.window->out(g) + at,
                                  static_cast<const char*>(c.in) + c.at.col_blocks().first(g) * mine * c.at.elem,
-                                 bytes, cudaMemcpyDefault, t));
-      CUDA_CHECK(cudaEventRecord(start, t));
-      CUDA_CHECK(cudaStreamWaitEvent(s, start));
+                                 bytes, cudaMemcpyDefault, st.streams[in_turn ? 0 : g]));
     }
-    cudaEventDestroy(start);
+    for (std::size_t k = 0; k < st.streams.size(); ++k) {
+      CUDA_CHECK(cudaEventRecord(st.done[k], st.streams[k]));
+      CUDA_CHECK(cudaStreamWaitEvent(s, st.done[k]));
+    }
     c.barrier(s);
   };
-  m.release = [window, streams] {
-    for (cudaStream_t t : *streams) cudaStreamDestroy(t);
-    streams->clear();
-    window->reset();
-  };
+  m.release = [state] { state->reset(); };
   return m;
 }
 
