@@ -1,9 +1,9 @@
-"""Step 10's figure: each way of transposing across GPUs as % of NCCL's all-to-all of the same
-bytes, on the problems of 2 GiB a GPU and more, on 2 and on 4 GPUs: the lesson's direct placement
-and pipeline, and PyTorch's fastest program (against the all-to-all of step 10's run of the same
-problem). A tick marks the bound (the bytes each way over the link's rate) on the same scale.
-Whiskers: the slowest to the fastest run. The rows are those of the device that measured step 10
-(its marker says which).
+"""Step 10's figures, one on 2 GPUs and one on 4: each way of transposing across GPUs as % of
+NCCL's all-to-all of the same bytes, on the problems of 2 GiB a GPU and more: the lesson's direct
+placement and pipeline, and PyTorch's fastest program (against the all-to-all of step 10's run of
+the same problem). A tick marks the bound on the same scale. Whiskers: the slowest to the fastest
+run. Each figure's rows are those of the device that measured step 10 on that many GPUs (its
+marker says which).
 
 Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
 """
