@@ -67,6 +67,9 @@ help:
 	@echo "  make bankmap       build ./bankmap, the shared-memory bank model (no GPU needed)"
 	@echo "  make step08_patterns  build ./step08_patterns, step 08's read and write patterns timed apart"
 	@echo "  make step07-latency   build ./step07-latency, the latency of one load (step 07's lab)"
+	@echo "  make gpu-check [FULL=1] [PARTS=a,b] [STEP=NN] [LAB=1] [BUDGET=s]  the whole course"
+	@echo "                     checked on this machine's GPUs at once: the plan, a line per part,"
+	@echo "                     one summary and one archive of logs and CSVs (scripts/gpu_check.py)"
 	@echo "  make bench [SIZES=...] [BENCH_ARGS=...]  run every step's sweep (its step.toml) into"
 	@echo "                     plots/data/bench.csv (BENCH_ARGS: plots/bench.py's options)"
 	@echo "  make plots         redraw the figures and the README/lesson tables from plots/data"
@@ -184,3 +187,14 @@ deps:
 
 clean:
 	rm -rf $(BUILD) build-grade $(STEP_BINS) $(LAB_BINS) $(TOOL_BINS)
+
+# Every GPU check of the course on this machine's GPUs at once, one part per GPU at a time: the
+# build, then the GPU and lab tests, the sanitizers, the grader's GPU self-test and step 10 on 2
+# GPUs (the quick set); FULL=1 adds the benchmarks, the profiles, the grader's acceptance and
+# step 10 on 4 GPUs. PARTS=bench-08,tests-* (names or patterns), STEP=NN, LAB=1 select; BUDGET
+# (seconds) bounds the whole. The parts come from the steps' facts (scripts/gpu_check.py).
+.PHONY: gpu-check
+gpu-check:
+	@python3 scripts/gpu_check.py --build $(BUILD) --arch $(ARCH) $(if $(FULL),--full) \
+	  $(if $(PARTS),--parts '$(PARTS)') $(if $(STEP),--step $(STEP)) $(if $(LAB),--labs) \
+	  $(if $(BUDGET),--budget $(BUDGET)) $(if $(OUT),--out '$(OUT)')

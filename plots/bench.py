@@ -214,6 +214,8 @@ def arguments(argv):
                         help="only these, e.g. 05,07-lab,labs,exercises,pytorch "
                              "(default: everything built)")
     parser.add_argument("--types", help="only the problems of these element types, e.g. f16,i8")
+    parser.add_argument("--gpus", help="only the problems run on this many GPUs (step 10's "
+                        "--gpus N), e.g. 1,2")
     parser.add_argument("--out", type=Path, help="the CSV to update (default "
                         "ROOT/plots/data/bench.csv)")
     parser.add_argument("--log", type=Path,
@@ -309,7 +311,9 @@ def main(argv=None):
         print(note)
     all_problems = [p for p in whole
                     if (not args.sizes or p.peers or (p.rows, p.cols) in args.sizes)
-                    and (not wanted_types or p.peers or p.type in wanted_types)]
+                    and (not wanted_types or p.peers or p.type in wanted_types)
+                    and (not args.gpus or p.peers
+                         or option_value(p.argv, "--gpus") in args.gpus.split(","))]
     # A problem that names more GPUs than this machine has (step 10's --gpus N) is left out.
     if not args.dry_run:
         gpus = visible_gpus()

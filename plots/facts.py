@@ -94,8 +94,9 @@ class Facts:
     """The facts of one binary: a lesson (stepNN, from step.toml) or a lab (stepNN-lab, from
     lab/lab.toml)."""
 
+    # `check`: make gpu-check's estimates and parts of the step's own (scripts/gpu_check.py).
     LESSON_KEYS = {"title", "idea", "headline", "types", "kernels", "sweep", "profile", "twice",
-                   "types_figure", "peers"}
+                   "types_figure", "peers", "check"}
     LAB_KEYS = {"types", "kernels", "sweep", "profile"}
     TWICE_KEYS = {"label", "what", "best", "note"}
 

@@ -25,6 +25,7 @@ RULES = [  # (pattern of the command, None to run it, or why it is not run)
     (r"^cmake --build build --target step08_test && \(cd build && ctest -R step08_test\)$", None),
     (r"^(make step\d\d|make step\d\d-lab|make step07-latency|make step08_patterns) && \./", "needs a GPU"),
     (r"^(\./|mpirun |OUT=\S+ bash |bash steps/|python3 steps/10_multi_gpu/peers)", "needs a GPU"),
+    (r"^(make gpu-check|python3 scripts/gpu_check\.py --merge)", "needs a GPU, or its archive"),
     (r"^(make bench|python3 plots/bench\.py (--build build )?(--part|--steps))", "needs a GPU"),
     (r"^(bash exercises/grader/(check_on_gpu|gpu_acceptance)|python3 exercises/grader/selftest\.py --gpu)",
      "needs a GPU"),

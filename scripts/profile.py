@@ -4,6 +4,7 @@
     scripts/profile.py NN [--shapes 8191x4097,...] [--types i8,...] [--ids a,b]
                                           (make profile STEP=NN [SHAPES=...] [TYPES=...] [IDS=...])
     scripts/profile.py NN-lab             a step's lab, ./stepNN-lab
+    scripts/profile.py --merge CSV        rows measured elsewhere (make gpu-check) into --out
 
 What it profiles is the [[profile]] groups of the step's facts (steps/NN_name/step.toml, or
 lab/lab.toml): every shape x type of a group, with its args, each kernel (or the group's ids).
@@ -184,6 +185,28 @@ def replace_rows(path, new_rows, step, problem, ids):
     os.replace(tmp, path)
 
 
+def merge(path, out):
+    """--merge: each problem's rows (step, type, shape; of the kernels they name) replace those
+    of the same problem on the same device in `out`."""
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        print(f"profile: --merge: {e}", file=sys.stderr)
+        return 2
+    if rows and set(HEADER) - set(rows[0]):
+        print(f"profile: --merge: {path} is not in profile.csv's columns", file=sys.stderr)
+        return 2
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["step"], r["type"], r["rows"], r["cols"]), []).append(r)
+    for (step, *problem), new in groups.items():
+        ids = {re.sub(r"-pass\d+$", "", r["id"]) for r in new}
+        replace_rows(out, [[r[h] for h in HEADER] for r in new], step, tuple(problem), ids)
+    print(f"profile: {len(rows)} rows of {path} merged into {out}", file=sys.stderr)
+    return 0
+
+
 def find_ncu():
     ncu = os.environ.get("NCU") or shutil.which("ncu")
     if not ncu:  # the toolkit's usual places, newest first
@@ -248,15 +271,20 @@ def selected(facts, shapes=None, types=None, only=None):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("step", help="NN (05) or NN-lab (07-lab)")
+    parser.add_argument("step", nargs="?", help="NN (05) or NN-lab (07-lab)")
     parser.add_argument("--shapes", help="only the problems of these shapes (ROWSxCOLS,...)")
     parser.add_argument("--types", help="only the problems of these element types (f32,i8,...)")
     parser.add_argument("--ids", help="only these kernels (ids, comma-separated)")
     parser.add_argument("--exe", type=Path, help="the binary (default ./stepNN)")
     parser.add_argument("--out", type=Path, default=ROOT / "plots" / "data" / "profile.csv",
                         help="the CSV to update (default plots/data/profile.csv)")
+    parser.add_argument("--merge", type=Path, metavar="CSV",
+                        help="run nothing: this CSV's rows (measured elsewhere: make gpu-check) "
+                             "replace the same problems' rows in --out")
     args = parser.parse_args(argv)
-    m = re.fullmatch(r"(\d{1,2})(-lab)?", args.step)
+    if args.merge:
+        return merge(args.merge, args.out)
+    m = re.fullmatch(r"(\d{1,2})(-lab)?", args.step or "")
     if not m:
         print("profile: usage: scripts/profile.py NN (e.g. 05, or 09-lab for a lab; or make "
               "profile STEP=05)", file=sys.stderr)

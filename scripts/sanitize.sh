@@ -8,7 +8,8 @@
 # sanitizers spend most of their time on the CPU), each logging to its own file
 # build-dir/sanitize/<binary>.<tool>.log. Prints one summary line per tool and binary, in a fixed
 # order once all are done, and exits non-zero when any tool reports an error.
-# Environment: SANITIZE_TOOLS (default: the four above), JOBS.
+# Environment: SANITIZE_TOOLS (default: the four above), JOBS, SANITIZE_LOGS (the logs' folder,
+# default build-dir/sanitize: make gpu-check gives each tool its own, to run them side by side).
 set -u
 check_only=0
 [ "${1:-}" = "--check-tools" ] && check_only=1 && shift
@@ -25,7 +26,7 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
   exit 3
 fi
 [ $check_only -eq 1 ] && exit 0
-logs="$build/sanitize"
+logs=${SANITIZE_LOGS:-$build/sanitize}
 mkdir -p "$logs"
 rm -f "$logs"/*.rc  # no verdict of an earlier run survives
 

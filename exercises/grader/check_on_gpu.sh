@@ -8,7 +8,8 @@
 #
 # Part 1: the answers and the skeletons; part 2: the technique, forged records, hidden tests;
 # part 3: the sanitizer and the timed runs' cases. The parts share one staged build
-# (build-grade/selftest-gpu): run part 1 first. The log of each part is
+# (build-grade/selftest-gpu): run part 1 first, or give each part a folder of its own in WORK
+# (make gpu-check does, to run them side by side). The log of each part is
 # build-grade/gpu-check/part-N.log; the exit status is the self-test's.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,6 +29,7 @@ case $part in
   *) echo "usage: check_on_gpu.sh [1|2|3|all] [JOBS]" >&2; exit 2 ;;
 esac
 export PATH="$PATH:/usr/local/cuda/bin"
+work=${WORK:-build-grade/selftest-gpu}
 mkdir -p build-grade/gpu-check
 
 {
@@ -57,7 +59,7 @@ mkdir -p build-grade/gpu-check
   echo "cores: $(nproc), jobs: $jobs"
   echo "== grader self-test, GPU cases (part $part)"
   start=$(date +%s)
-  python3 exercises/grader/selftest.py --gpu --work build-grade/selftest-gpu --jobs "$jobs" \
+  python3 exercises/grader/selftest.py --gpu --work "$work" --jobs "$jobs" \
     --build-arch 90 ${cases:+--cases "$cases"} "${sandbox[@]}"
   status=$?
   echo "== part $part took $(( $(date +%s) - start )) s, exit status $status"

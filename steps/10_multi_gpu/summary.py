@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The summary of a step 10 GPU run (gpu_run.sh): per number of GPUs, element type and shape, the
-medians over the separate runs (min-max) of NCCL's all-to-all, the lesson's two methods and
+"""The summary of a step 10 GPU run (make gpu-check's bench-10 parts): per number of GPUs,
+element type and shape, the medians over the separate runs (min-max) of NCCL's all-to-all, the lesson's two methods and
 PyTorch's three programs, with step 10's best over the best PyTorch program.
 
-    python3 steps/10_multi_gpu/summary.py OUT/step10.csv
+    python3 steps/10_multi_gpu/summary.py OUT/bench.csv [OUT/peers.csv ...]
 """
 
 import csv
@@ -13,11 +13,14 @@ import sys
 from collections import defaultdict
 
 
-def main(path):
-    try:
-        rows = list(csv.DictReader(open(path)))
-    except OSError:
-        print(f"summary: no rows in {path}")
+def main(paths):
+    rows = []
+    for path in paths:
+        try:
+            rows += list(csv.DictReader(open(path)))
+        except OSError:
+            print(f"summary: no rows in {path}")
+    if not rows:
         return 0
     runs = defaultdict(list)  # (gpus, type, shape, step, id) -> median ms of each run
     for r in rows:
@@ -72,4 +75,4 @@ def main(path):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "step10.csv"))
+    sys.exit(main(sys.argv[1:] or ["step10.csv"]))
