@@ -35,9 +35,10 @@ else
   CONFIGURED := configure
 endif
 
-# ctest, its list of the tests that did not run condensed into one last line: how many GPU tests
-# ran and were skipped and why, and the same for the CPU tests (docs and plots skip without
-# Doxygen or matplotlib, step10_mpirun without MPI). The exit code is ctest's.
+# ctest, its whole output in $(BUILD)/Testing/ctest.log; on the terminal a line per part of the
+# course and per failure, then one last line: how many GPU tests ran and were skipped and why,
+# and the same for the CPU tests (docs and plots skip without Doxygen or matplotlib,
+# step10_mpirun without MPI). The exit code is ctest's.
 define run_ctest
 	@if command -v python3 >/dev/null; then \
 	  python3 scripts/test_summary.py --run $(BUILD) -- --output-on-failure -j $(JOBS) $(1); \
