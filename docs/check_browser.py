@@ -178,10 +178,13 @@ def render(browser, html_dir, pages):
     try:
         with tempfile.TemporaryDirectory() as profile:
             # --no-sandbox: Chromium refuses to start as root with its sandbox, and containers run
-            # as root; the pages are the course's own. A profile of its own, so that two checks
-            # at once (ctest -j) do not share one. The virtual time budget lets the pages' scripts
-            # and the rules run before the DOM is written out; it passes only while nothing loads.
-            cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            # as root; the pages are the course's own. --disable-dev-shm-usage: a container's
+            # /dev/shm (64 MB) is too small for 40 pages of figures. A profile of its own, so that
+            # two checks at once (ctest -j) do not share one. The virtual time budget lets the
+            # pages' scripts and the rules run before the DOM is written out; it passes only while
+            # nothing loads.
+            cmd = [browser, "--headless", "--no-sandbox", "--disable-dev-shm-usage",
+                   "--disable-gpu", "--no-first-run",
                    "--disable-extensions", "--hide-scrollbars", "--user-data-dir=" + profile,
                    "--window-size=1280,900", "--virtual-time-budget=20000", "--dump-dom",
                    "http://127.0.0.1:%d%s" % (server.server_address[1], DRIVER)]

@@ -148,8 +148,8 @@ def self_test():
 def group(name):
     """The part of the course a test belongs to, from its name: "step02" for step02_test.*,
     step02.cli.* and facts_step02, "step02 lab" for step02-lab*, "exercise 01" for
-    test_ex01_solution.* and bench_ex01_*, else the name's first word (docs_build: "docs",
-    CpuBankmap.*: "bankmap")."""
+    test_ex01_solution.* and bench_ex01_*, "pages" for the checks of the pages, else the name's
+    first word (docs_build: "docs", CpuBankmap.*: "bankmap")."""
     first = name.split(".")[0]
     m = re.search(r"step(\d\d)(-lab)?", first)
     if m:
@@ -160,6 +160,8 @@ def group(name):
     words = re.split(r"[_-]", first)
     if words[0] == "test" and len(words) > 1:  # test_summary_self_test
         return "test " + words[1]
+    if words[0] in ("lesson", "page", "readme"):  # the checks of the pages' text and commands
+        return "pages"
     return re.sub(r"^(Cpu|Gpu)(?=[A-Z])", "", words[0]).lower()
 
 
@@ -238,7 +240,8 @@ def self_test_run():
              "facts_step04-lab": "step04 lab", "test_ex01_solution.Ex01.Y": "exercise 01",
              "bench_ex03_solution.cli.Help": "exercise 03", "docs_build": "docs",
              "CpuBankmap.HelpExitsZero": "bankmap", "common_test.CpuOptions.Z": "common",
-             "step08_patterns.cli.Help": "step08", "test_summary_self_test": "test summary"}
+             "step08_patterns.cli.Help": "step08", "test_summary_self_test": "test summary",
+             "lesson_pages_check": "pages", "page_commands": "pages"}
     for name, want in names.items():
         if group(name) != want:
             sys.exit("test_summary: group(%r) gave %r, wanted %r" % (name, group(name), want))
