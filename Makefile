@@ -35,9 +35,10 @@ else
   CONFIGURED := configure
 endif
 
-# ctest, its list of the tests that did not run condensed into one last line: how many GPU tests
-# ran and were skipped and why, and the same for the CPU tests (docs and plots skip without
-# Doxygen or matplotlib, step10_mpirun without MPI). The exit code is ctest's.
+# ctest, its whole output in $(BUILD)/Testing/ctest.log; on the terminal a line per part of the
+# course and per failure, then one last line: how many GPU tests ran and were skipped and why,
+# and the same for the CPU tests (docs and plots skip without Doxygen or matplotlib,
+# step10_mpirun without MPI). The exit code is ctest's.
 define run_ctest
 	@if command -v python3 >/dev/null; then \
 	  python3 scripts/test_summary.py --run $(BUILD) -- --output-on-failure -j $(JOBS) $(1); \
@@ -139,13 +140,15 @@ sanitize:
 	@$(MAKE) --no-print-directory all labs
 	JOBS=$(JOBS) bash scripts/sanitize.sh $(BUILD)
 
-# STEP=5, 05 or 07-lab: the binary is step05 (step07-lab).
+# STEP=5, 05 or 07-lab: the binary is step05 (step07-lab). The options go on the command's one
+# line: make echoes a recipe's continuation lines as written, empty where an option is not given.
 PROFILE_NN := $(shell echo "$(STEP)" | sed -E 's/^([0-9])($$|-)/0\1\2/')
+PROFILE_ARGS = $(strip $(PROFILE_NN) $(if $(SHAPES),--shapes $(SHAPES)) \
+                 $(if $(TYPES),--types $(TYPES)) $(if $(IDS),--ids $(IDS)))
 profile: $(if $(STEP),step$(PROFILE_NN),)
 	@test -n "$(STEP)" || { echo "usage: make profile STEP=NN [SHAPES=RxC,...] [TYPES=t,...]" \
 	  "[IDS=id,...]" >&2; exit 2; }
-	python3 scripts/profile.py $(PROFILE_NN) $(if $(SHAPES),--shapes $(SHAPES)) \
-	  $(if $(TYPES),--types $(TYPES)) $(if $(IDS),--ids $(IDS))
+	python3 scripts/profile.py $(PROFILE_ARGS)
 
 bench: all labs
 	python3 plots/bench.py --build $(BUILD) $(if $(SIZES),--sizes $(SIZES)) $(BENCH_ARGS)

@@ -18,6 +18,8 @@ the sources under src/ aside), it finds:
 and in code (inline code and code blocks), an en dash: a command that would not copy as typed;
 and a figure (<img>) without alt text.
 Each is printed with its page and the text around it; the exit code is 1 when there is one.
+What only a browser shows (a hint that does not fold, a figure past the column, the headings'
+order and sizes) is check_browser.py's, which also runs these rules on the rendered text.
 """
 
 import os

@@ -29,7 +29,11 @@ check_html.py, finds them if one gets through):
   - bold around code, **`make test`**: <b>...</b> instead;
   - a code span that ends in a quote, `--gtest_filter='Cpu*'`: Doxygen reads `...' as a quoted
     text and every code span after it on the page is cut wrong, so it is written ``...``;
-and an option written in prose, --rows, is put in a code span, so that its -- is not an en dash. Code blocks and `code spans` are not touched, and no line is added or removed
+and an option written in prose, --rows, is put in a code span, so that its -- is not an en dash.
+A folded block, <details><summary>Hint 1</summary> ... </details>, is passed to the HTML as it is
+(\\htmlonly[block]): Doxygen reads <details> as a paragraph of its own, which a blank line ends,
+and writes the summary and the text as two empty toggles. Code blocks and `code spans` are not
+touched, and no line is added or removed
 (doxygen's warnings keep their line numbers): a link whose text runs over a line break is put
 on one line (the break moves after it), and the comments of a line (a num marker's tags) are
 dropped, keeping the value between them.
@@ -116,6 +120,9 @@ def rewrite_url(url, page_dir, own_label, image=False):
 LINK = re.compile(r"(!\[[^\[\]]*)?\]\(\s*([^()\s]+)(\s+\"[^\"]*\")?\s*\)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 FENCE = re.compile(r"^\s*(```|~~~)")
+# A line of a folded block's tags only: its opening (with its summary), its summary, its end.
+DETAILS = re.compile(r"^\s*(<details(?: open)?>\s*(?:<summary>.*?</summary>)?|<summary>.*?</summary>"
+                     r"|</details>)\s*$")
 
 
 # A link whose text runs over a line break, "[Step\n05](x.md)": doxygen turns it into a \\ref
@@ -211,6 +218,12 @@ def filter_page(path, text):
         if in_fence:
             out.append(line)
             continue
+        m = DETAILS.match(line)
+        if m:
+            flush()
+            out.append("\\htmlonly[block]%s\\endhtmlonly%s"
+                       % (m.group(1), "\n" if line.endswith("\n") else ""))
+            continue
         m = HEADING.match(line)
         if m and "{#" not in line:
             flush()
@@ -278,6 +291,13 @@ def self_test():
             "`--cols 8`, a--b.\n")
     if text != want:
         failed.append(("code in a link, bold code, a closing quote, options", text, want))
+    text = filter_page(os.path.join(page, "x.md"),
+                       "<details><summary>Hint 1: the grid</summary>\n\nThe `grid`.\n\n"
+                       "More.\n</details>\n")
+    want = ("\\htmlonly[block]<details><summary>Hint 1: the grid</summary>\\endhtmlonly\n\n"
+            "The `grid`.\n\nMore.\n\\htmlonly[block]</details>\\endhtmlonly\n")
+    if text != want:
+        failed.append(("a folded hint", text, want))
     text = filter_comments("int a;  // --x\n  bool h;  ///< --help was given, `--rows 8`\n")
     want = "int a;  // --x\n  bool h;  ///< `--help` was given, `--rows 8`\n"
     if text != want:

@@ -12,7 +12,8 @@
    is copied as it is, beside a page that links it.
 2. A figure's alt text: Doxygen writes a Markdown image, ![caption](x.png), as <img alt="">
    with the caption in a div after it; the caption becomes the alt text (what a screen reader
-   says, and what shows where the picture does not load).
+   says, and what shows where the picture does not load); and the figure becomes a link to its
+   file, so that a click opens at full size what the page shows scaled to its column (site.css).
 3. The check: every href and src of every page of HTML_DIR that is not on the web (http:,
    https:, mailto:) or a script must name a file of the site that exists (a file: or other
    scheme never does), and an #anchor must be an id or name in that file. Each broken link is
@@ -196,12 +197,16 @@ def write_sources(html_dir):
 FIGURE = re.compile(r'(<img [^>]*?alt=")("[^>]*>\s*<div class="caption">\s*)(.*?)(\s*</div>)', re.S)
 
 
+# A figure of a page, not yet a link.
+FIGURE_IMG = re.compile(r'(<div class="image">\s*)(<img src="([^"]*)"[^>]*>)')
+
 DIAGRAM = re.compile(r'((Inheritance diagram for [^<]*?):</div>\s*<div class="dyncontent">\s*'
                      r'<div class="center">\s*)<img src="([^"]*)" alt=""/>')
 
 
 def alt_texts(html_dir):
-    """Gives every figure with a caption its caption as alt text; how many it gave."""
+    """Gives every figure with a caption its caption as alt text, and makes every figure a
+    link to its file; how many alt texts it gave."""
     count = 0
     for page in html_files(html_dir):
         with open(page, encoding="utf-8") as f:
@@ -213,7 +218,8 @@ def alt_texts(html_dir):
         new, k = DIAGRAM.subn(lambda m: '%s<img src="%s" alt="%s"/>' % (
             m.group(1), m.group(3), m.group(2)), new)
         n += k
-        if n:
+        new, links = FIGURE_IMG.subn(r'\1<a href="\3">\2</a>', new)
+        if n or links:
             with open(page, "w", encoding="utf-8") as f:
                 f.write(new)
             count += n

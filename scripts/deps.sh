@@ -3,6 +3,7 @@
 #   to build and test: cmake, ninja, a C++ compiler, GoogleTest             (apt-get)
 #   optional:          matplotlib for `make plots`                         (apt-get, else pip)
 #                      Doxygen for `make docs`                             (apt-get)
+#                      Chromium, for the docs' check in a browser          (apt-get)
 #   GPU tools:         compute-sanitizer (`make sanitize`), Nsight Compute (`make profile`):
 #                      part of the CUDA toolkit, but some installs lack them; installed from
 #                      NVIDIA's apt repository when it is set up, otherwise this says where to
@@ -35,6 +36,12 @@ have c++ || packages+=(g++)
 [ -e /usr/include/gtest/gtest.h ] || [ -e /usr/src/googletest/CMakeLists.txt ] ||
   packages+=(libgtest-dev)
 have doxygen || packages+=(doxygen)
+# The docs check renders the site in headless Chromium (docs/check_browser.py); Ubuntu names
+# the package chromium-browser.
+if ! have chromium && ! have chromium-browser; then
+  if grep -qs '^ID=ubuntu' /etc/os-release; then packages+=(chromium-browser)
+  else packages+=(chromium); fi
+fi
 pip_matplotlib=0
 if ! python3 -c "import matplotlib" 2>/dev/null; then
   if [ "$(python3 -c 'import sys; print(sys.prefix)' 2>/dev/null)" = /usr ]; then
