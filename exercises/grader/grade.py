@@ -77,7 +77,7 @@ class Grader(StageMixin, CheckMixin, RunMixin, TimedMixin, HiddenMixin):
         self.box = self.stage = self.build = self.judge_bin = self.nvml = None
         self.counter = 0
         self.nvml_why = ""
-        self.reserved, self.probe_cache = {}, {}
+        self.reserved = {}
         self.submission = None
         self.gpu_test_passed = False
         self.launches = []
