@@ -3,10 +3,13 @@ of what a submission shapes, the manifest, the test data, the sandbox (as root),
 with canned outcomes, the judge against an independent model of the protocol, and the sanitizer
 runs' plumbing with stand-ins for the tool and the worker (attacks on it included)."""
 
+import csv
 import json
 import os
 import shutil
+import signal
 import struct
+import sys
 import subprocess
 import tempfile
 import threading
@@ -310,6 +313,118 @@ def unit_checks():
               ok, detail)
     out += sandbox_checks()
     out += dry_gpu_checks(m)
+    out += class_command_checks()
+    return out
+
+
+FAKE_GRADER = r'''#!/usr/bin/env python3
+# A stand-in for grade.py in the class command's unit checks: one entry per exercise, at once,
+# or a grading that never ends when the submission's rectangular.cu says "sleep".
+import json, os, sys, time
+sys.path.insert(0, %(grader_dir)r)
+sys.dont_write_bytecode = True
+from grade import die_with_parent
+a = sys.argv[1:]
+opt = lambda k: a[a.index(k) + 1] if k in a else ""
+if opt("--parent-pid"):
+    die_with_parent(int(opt("--parent-pid")))
+out = opt("--out")
+with open(os.path.join(os.path.dirname(out), "..", "graded.log"), "a") as f:
+    f.write(os.path.basename(out) + "\n")
+src = os.path.join(opt("--submission"), "01_rectangular", "rectangular.cu")
+if os.path.isfile(src) and "sleep" in open(src).read():
+    open(os.path.join(out, "pid"), "w").write(str(os.getpid()))
+    time.sleep(300)
+tests = [{"name": ex, "score": 1, "max_score": 2, "status": "passed", "output": "",
+          "extra_data": {"exercise": ex, "kind": "test", "outcome": "passed"}}
+         for ex in ("01_rectangular", "02_swizzle", "03_inplace")]
+json.dump({"score": 3, "tests": tests, "extra_data": {"max_score": 6}},
+          open(os.path.join(out, "results.json"), "w"))
+'''
+
+
+def class_command_checks():
+    """The class command around its gradings, with a stand-in grader (seconds): the gradebook's
+    cells, identical submissions, resume and its options, and a stop that ends the gradings."""
+    out = []
+    with tempfile.TemporaryDirectory(prefix="grader-class-units-") as tmp:
+        tmp = Path(tmp)
+        fake = tmp / "fake_grade.py"
+        fake.write_text(FAKE_GRADER % {"grader_dir": str(GRADER_DIR)})
+        subs, res = tmp / "subs", tmp / "out"
+
+        def student(name, text):
+            d = subs / name / "01_rectangular"
+            d.mkdir(parents=True, exist_ok=True)
+            (d / "rectangular.cu").write_text(text)
+
+        def run_class(*extra, wait=True):
+            cmd = [sys.executable, str(GRADER_DIR / "grade_class.py"), "--submissions",
+                   str(subs), "--out", str(res), "--gpus", "none", "--cpu-lanes", "1",
+                   "--quiet", "--grader", str(fake)] + list(extra)
+            if not wait:
+                return subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+        def book():
+            with open(res / "gradebook.csv", newline="") as f:
+                return {r["student"]: r for r in csv.DictReader(f)}
+
+        def graded():
+            log = res / "graded.log"
+            names = log.read_text().split() if log.is_file() else []
+            log.unlink(missing_ok=True)
+            return names
+
+        for name, text in (("=1+2", "a"), ("@cmd", "b"), ("alice", "c"), ("bob", "c"),
+                           ("carol", "d")):
+            student(name, text)
+        r = run_class()
+        rows, done = book(), graded()
+        out.append(("class command: a cell that begins with = + - @ is written as text",
+                    set(rows) == {"'=1+2", "'@cmd", "alice", "bob", "carol"},
+                    "rows %s, %s" % (sorted(rows), r.stderr[-300:])))
+        out.append(("class command: every one of identical submissions is flagged, the first "
+                    "too, and they are graded once",
+                    "same files as bob" in rows.get("alice", {}).get("flags", "") and
+                    "same files as alice" in rows.get("bob", {}).get("flags", "") and
+                    "same files" not in rows.get("carol", {}).get("flags", "x") and
+                    sorted(done) == ["=1+2", "@cmd", "alice", "carol"],
+                    "graded %s, flags %s" % (done, {k: v["flags"] for k, v in rows.items()})))
+        student("dave", "d")  # a late copy of a student graded in the first run
+        run_class()
+        rows, done = book(), graded()
+        out.append(("class command: a late copy of a resumed student is flagged, both of them",
+                    done == [] and "same files as dave" in rows.get("carol", {}).get("flags", "")
+                    and "same files as carol" in rows.get("dave", {}).get("flags", ""),
+                    "graded %s, flags %s" % (done, {k: v["flags"] for k, v in rows.items()})))
+        run_class("--grade-arg=--exercises=01_rectangular")
+        done = graded()
+        out.append(("class command: a report graded with other options is not resumed",
+                    sorted(done) == ["=1+2", "@cmd", "alice", "carol"], "graded %s" % done))
+        student("sleeper", "sleep")
+        for how in ("SIGINT", "SIGKILL"):
+            shutil.rmtree(res / "students" / "sleeper", ignore_errors=True)
+            proc = run_class("--no-resume", wait=False)
+            pid_file = res / "students" / "sleeper" / "pid"
+            until = time.monotonic() + 60
+            while not pid_file.is_file() and time.monotonic() < until and proc.poll() is None:
+                time.sleep(0.1)
+            time.sleep(0.3)
+            child = int(pid_file.read_text() or 0) if pid_file.is_file() else 0
+            os.kill(proc.pid, getattr(signal, how))
+            rc = proc.wait(timeout=30)
+            until = time.monotonic() + 5
+            while child and os.path.exists("/proc/%d" % child) and time.monotonic() < until:
+                time.sleep(0.1)
+            alive = child and os.path.exists("/proc/%d" % child) and \
+                b"fake_grade" in Path("/proc/%d/cmdline" % child).read_bytes()
+            out.append(("class command: %s to the class command ends its running gradings" % how,
+                        child > 0 and not alive and (how != "SIGINT" or rc == 130),
+                        "grading pid %s still running: %s, exit code %s" % (child, alive, rc)))
+            if alive:
+                os.kill(child, signal.SIGKILL)
     return out
 
 
