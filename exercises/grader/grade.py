@@ -240,10 +240,16 @@ def main(argv=None):
         results.add("grader", "grader", "grader: not graded", 0, False,
                     "The submission was not graded: %s. Please tell the instructor." % refusal,
                     "grader_refused")
-    except Exception:  # the grader's own failure is reported, never raised
+    except Exception as err:  # the grader's own failure is reported, never raised
+        cause = (" ".join(str(err).split()) or type(err).__name__)[:300]
+        # The cause goes where the person who ran the grader looks (the terminal, a test log),
+        # not only into results.json.
+        print("grade: the grader itself failed: %s\n%s" % (cause, tail(traceback.format_exc(),
+                                                                        2000)), file=sys.stderr)
         results.add("grader", "grader", "grader error", 0, False,
-                    "The grader itself failed; this is not a verdict on the submission. Please "
-                    "tell the instructor.\n" + tail(traceback.format_exc(), 4000), "grader_error")
+                    "The grader itself failed (%s); this is not a verdict on the submission. "
+                    "Please tell the instructor.\n%s" % (cause, tail(traceback.format_exc(), 4000)),
+                    "grader_error")
     finally:
         if temp and not args.keep_stage:
             shutil.rmtree(temp, ignore_errors=True)
