@@ -311,6 +311,22 @@ def unit_checks():
             and set(c.get("args", {})) <= {"cpu", "gpu", "both"}
         check("testdata %s: a valid case whose patch applies to today's course" % case.name,
               ok, detail)
+    # Static findings name files relative to the course, never a folder of the grader's
+    # machine (the stage), and a line marker in a submitted file is a finding, flags or not.
+    class Paths(checks.CheckMixin):
+        course_root, build, stage = Path("/g/stage/course"), Path("/g/stage/build"), \
+            Path("/g/stage")
+
+        def static_findings(self, ex, files):
+            return ["rectangular.cu (as compiled):3: cudaMemcpy: const char* f = "
+                    "\"/g/stage/course/exercises/01_rectangular/rectangular.cu\";",
+                    "the compiled code could not be checked: nm could not read "
+                    "/g/stage/build/x.o"]
+    found = Paths().static_checks({}, {"rectangular.cu": (None, b'#include "ex01.cuh"\n'
+                                                           b'# 1 "/usr/include/x.h" 1 3\n')})
+    check("static checks: findings show no stage path, and a flagged line marker is one",
+          not any("/g/" in f for f in found) and any("line marker" in f for f in found) and
+          len(found) == 3, found)
     out += sandbox_checks()
     out += dry_gpu_checks(m)
     out += class_command_checks()
