@@ -74,8 +74,8 @@ def unit_checks():
                       "shapes" in e or "random" in e)
             check("manifest %s: %s is a GPU test exactly when its name says so"
                   % (ex["id"], e["name"]),
-                  e["name"].startswith("Grader.") or (e["kind"] == "gpu") == hidden.is_gpu_test(
-                      e["name"]))
+                  e["name"].startswith("Grader.") or (e["kind"] == "gpu") ==
+                  ("Cpu" not in e["name"]))
 
     src = ('// cublasSgeam in a comment\n#include "ex01.cuh"\n'
            'const char* s = "cublas"; /* new */ int x = 1\'000;\n'
@@ -101,9 +101,6 @@ def unit_checks():
     check("source check: dynamic shared memory is found, as written and once expanded",
           [f.split(":")[1] for f in tile] == ["1", "3"], "\n".join(tile))
 
-    check("clean_failure drops the location and the stage path",
-          hidden.clean_failure("/s/course/exercises/t.cu:12\nFailed\nmismatch in /s/course/x.cu",
-                              Path("/s/course")) == "mismatch in x.cu")
 
     syms = [("T", "_ZN4ex019transposeEv", "ex01::transpose()", 0),
             ("T", "_ZN6course11fresh_seedEv", "course::fresh_seed()", 0),
@@ -261,18 +258,26 @@ def unit_checks():
         check("the static checks stop at the submission's deadline", past)
 
         (root / "hid").mkdir()
-        (root / "hid" / "t.cu").write_text(
-            "TEST(HiddenEx01, A) {}\n// TEST(HiddenEx01, Commented) {}\n"
-            "TEST_F(Fix, B) {}\nTEST_P(P, C) {}\n")
-        names, notes = hidden.hidden_test_names(root / "hid")
-        check("hidden tests' names come from the instructor's files (TEST, TEST_F)",
-              names == ["HiddenEx01.A", "Fix.B"] and len(notes) == 1, "%s %s" % (names, notes))
+        (root / "hid" / "t.cu").write_text("TEST(HiddenEx01, A) {}\n")
+        (root / "hid" / "t.json").write_text(json.dumps([
+            {"name": "HiddenEx01.A", "kind": "gpu", "shapes": [[3, 5], 7]},
+            {"name": "CpuHiddenEx01.B", "kind": "check", "check": "refuses_empty"},
+            {"name": "HiddenEx01.A", "kind": "check", "check": "refuses_empty"},
+            {"name": "bad name", "kind": "gpu", "shapes": [[3, 5]]},
+            {"name": "HiddenEx01.Huge", "kind": "gpu", "shapes": [[1 << 20, 1 << 20]]},
+            {"name": "HiddenEx01.Code", "kind": "gtest", "source": "TEST(...)"}]))
+        entries, notes = hidden.hidden_entries(root / "hid")
+        check("hidden tests are data: their names, kinds and bounded shapes come from the "
+              "instructor's JSON; a .cu file is not run, and says so",
+              [e["name"] for e in entries] == ["HiddenEx01.A", "CpuHiddenEx01.B"] and
+              len(notes) == 5 and "t.cu is not run" in notes[0], "%s %s" % (entries, notes))
         (root / "hid2" / "01_rectangular").mkdir(parents=True)
-        (root / "hid2" / "01_rectangular" / "t.cu").write_text(
-            "".join("TEST(HiddenEx01, T%d) {}\n" % i for i in range(30)) +
-            "TEST(HiddenEx01, Large) {}\n")
+        (root / "hid2" / "01_rectangular" / "t.json").write_text(json.dumps(
+            [{"name": "CpuHiddenEx01.T%d" % i, "kind": "check", "check": "refuses_empty"}
+             for i in range(30)] + [{"name": "CpuHiddenEx01.Large", "kind": "check",
+                                     "check": "refuses_empty"}]))
         g = grade.Grader.__new__(grade.Grader)
-        g.m, g.r, g.hidden_dir = m, results.Results(), root / "hid2"
+        g.m, g.r, g.hidden_source = m, results.Results(), root / "hid2"
         plan = g.hidden_plan({"id": "01_rectangular"})
         total = sum(p[1] for p in plan)
         check("hidden tests' points are capped (hidden_tests.max_points)", len(plan) == 31 and
@@ -327,6 +332,26 @@ def unit_checks():
     check("static checks: findings show no stage path, and a flagged line marker is one",
           not any("/g/" in f for f in found) and any("line marker" in f for f in found) and
           len(found) == 3, found)
+    # The grading's cgroup, on a stand-in of the cgroup v2 files: its limits are written and
+    # the grader enters it; without the controllers, the report says why.
+    import limits
+    with tempfile.TemporaryDirectory(prefix="grader-cgroup-") as tmp:
+        root = Path(tmp)
+        (root / "cgroup.controllers").write_text("cpu memory pids\n")
+        (root / "cgroup.subtree_control").write_text("")
+        lim = limits.Limits(1 << 30, 300, root=root)
+        note = lim.enter() if os.geteuid() == 0 else "not root"
+        group = root / limits.PARENT / ("grading-%d" % os.getpid())
+        ok = os.geteuid() != 0 or (
+            "1024 MiB" in note and (group / "memory.max").read_text() == str(1 << 30) and
+            (group / "pids.max").read_text() == "300" and
+            (group / "cgroup.procs").read_text() == str(os.getpid()))
+        lim.leave()
+        (root / "cgroup.controllers").write_text("cpu hugetlb\n")
+        bare = limits.Limits(1 << 30, 300, root=root).enter()
+        check("limits: a cgroup per grading with its memory and process limits; without the "
+              "controllers the report says why", ok and "no cgroup for this grading" in bare
+              and "no memory and pids controllers" in bare, "%s / %s" % (note, bare))
     out += sandbox_checks()
     out += dry_gpu_checks(m)
     out += class_command_checks()
