@@ -274,7 +274,7 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--submissions", required=True, help="a folder of submission folders")
     ap.add_argument("--out", default="build-grade/class", help="reports, gradebook, summary")
-    ap.add_argument("--hidden", default="", help="hidden tests: <exercise id>/*.cu")
+    ap.add_argument("--hidden", default="", help="hidden tests: <exercise id>/*.json")
     ap.add_argument("--build-arch", default="", help="CUDA architectures (e.g. 90)")
     ap.add_argument("--gpus", default="auto",
                     help="auto (every GPU), none (CPU lanes only), or comma-separated UUIDs or "
