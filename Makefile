@@ -165,19 +165,25 @@ grader-selftest:
 	python3 exercises/grader/selftest.py --work $(BUILD)/grader-selftest-full
 
 grade:
-	@test -n "$(SUBMISSION)" || { echo "usage: make grade SUBMISSION=dir [EXERCISES=01_rectangular,...] [OUT=dir] [HIDDEN=dir]" >&2; exit 2; }
-	python3 exercises/grader/grade.py --submission "$(SUBMISSION)" \
+	@test -n "$(SUBMISSION)" || { echo "usage: make grade SUBMISSION=dir [EXERCISES=01_rectangular,...] [OUT=dir] [HIDDEN=dir] [NO_SANDBOX=1]" >&2; exit 2; }
+	@set -- --submission "$(SUBMISSION)" \
 	  $(if $(EXERCISES),--exercises "$(EXERCISES)") \
 	  $(if $(OUT),--out "$(OUT)") $(if $(HIDDEN),--hidden "$(HIDDEN)") \
-	  $(if $(filter-out file,$(origin ARCH)),--build-arch "$(ARCH)")
+	  $(if $(filter-out file,$(origin ARCH)),--build-arch "$(ARCH)") \
+	  $(if $(NO_SANDBOX),--no-sandbox); \
+	echo "python3 exercises/grader/grade.py $$*"; \
+	python3 exercises/grader/grade.py "$$@"
 
 # A whole class: SUBMISSIONS holds one folder per student (exercises/INSTRUCTORS.md, "A class").
 .PHONY: grade-class
 grade-class:
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade-class SUBMISSIONS=dir [OUT=dir] [HIDDEN=dir] [ARCH=a]" >&2; exit 2; }
-	python3 exercises/grader/grade_class.py --submissions "$(SUBMISSIONS)" \
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade-class SUBMISSIONS=dir [OUT=dir] [HIDDEN=dir] [ARCH=a] [NO_SANDBOX=1]" >&2; exit 2; }
+	@set -- --submissions "$(SUBMISSIONS)" \
 	  --out "$(or $(OUT),build-grade/class)" $(if $(HIDDEN),--hidden "$(HIDDEN)") \
-	  $(if $(filter-out file,$(origin ARCH)),--build-arch "$(ARCH)")
+	  $(if $(filter-out file,$(origin ARCH)),--build-arch "$(ARCH)") \
+	  $(if $(NO_SANDBOX),--grade-arg=--no-sandbox); \
+	echo "python3 exercises/grader/grade_class.py $$*"; \
+	python3 exercises/grader/grade_class.py "$$@"
 
 # What deps installs is used at once: a build folder already set up is configured again, its
 # MPI results and Python forgotten, so that step 10 is rebuilt with Open MPI by the next make and

@@ -18,7 +18,7 @@ part=${1:-all}
 jobs=${2:-$(nproc)}
 part1=solutions,skeletons
 part2=ex02_host_only_swizzle,ex02_naive_beside_swizzled,ex02_dynamic_no_extern,ex02_fake_fatbin
-part2=$part2,forged_report,forged_nodev,orphan_holds_pipe,hidden_tests
+part2=$part2,forged_report,forged_nodev,orphan_holds_pipe,hidden_tests,hidden_leak_forge
 part3=ex01_oob_write,ex01_oob_read,ex02_missing_syncthreads,ex03_infinite_loop
 part3=$part3,ex01_host_transpose,ex03_driver_alloc,sanitizer_symlink,sanitizer_aware
 case $part in

@@ -106,6 +106,31 @@ def source_findings(name, text, patterns, lines=None, deadline=None):
     return found
 
 
+def line_marker_findings(name, text):
+    """A submitted file may not say where its lines come from: any #line directive or GCC line
+    marker (`# 1 "/usr/include/x.h" 1 3`, flags or not) is a finding, read in the source as
+    written (comments removed, continued lines joined), because in the preprocessed text such a
+    marker looks exactly like the compiler's own and what follows it would be checked as
+    another file, or not at all."""
+    found, start, logical = [], 1, ""
+    for number, line in enumerate(strip_comments(text, keep_strings=True).split("\n"), 1):
+        if not logical:
+            start = number
+        if line.endswith("\\"):
+            logical += line[:-1]
+            continue
+        logical += line
+        if LINE_MARKER.match(logical):
+            found.append("%s:%d: a line marker (#line or `# N \"file\"`): the checks read the "
+                         "source as the compiler saw it, file by file, so a submission may not "
+                         "say where its lines come from; remove it" % (name, start))
+        logical = ""
+    return found
+
+
+LINE_MARKER = re.compile(r"^\s*#\s*(line\b|\d)")
+
+
 def preprocessed(ii_path, wanted):
     """What the compiler saw of the files @p wanted (resolved paths) in one preprocessed
     translation unit (nvcc --keep's .ii): {file: [(line, text)]}, [(file, line, path)] of
@@ -406,6 +431,19 @@ class CheckMixin:
         return found
 
     def static_checks(self, ex, files):
+        """The findings of the static checks, with paths relative to the course (a finding
+        shows no folder of the grader's machine)."""
+        marks = []
+        for name, (_, data) in files.items():
+            marks += line_marker_findings(name, data.decode("utf-8", errors="replace"))
+        found = marks + self.static_findings(ex, files)
+        prefixes = sorted({str(p) + "/" for p in (self.course_root, self.build, self.stage)
+                           if p}, key=len, reverse=True)
+        for p in prefixes:
+            found = [f.replace(p, "") for f in found]
+        return list(dict.fromkeys(found))
+
+    def static_findings(self, ex, files):
         findings = []
         objects = self.objects_of(ex)
         ns = "ex" + ex["id"][:2]

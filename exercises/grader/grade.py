@@ -21,7 +21,9 @@ has the threat model). Exercise by exercise:
      (timed.py), each against the course's own kernel;
   6. compute-sanitizer on the worker; a memory error, or any end of the tool but a clean one,
      zeroes the exercise's kernel tests;
-  7. hidden tests from an instructor's folder (--hidden; hidden.py);
+  7. hidden tests from an instructor's folder (--hidden; hidden.py): data (checks, shapes) run
+     by the worker and decided by the judge like the visible entries, never code built with the
+     submission;
   8. writes results.json (Gradescope's format) and junit.xml into --out (results.py) after every
      process of the submission is gone, always, even when the grader itself fails, and exits 0
      whatever the score. Each exercise and the whole submission have a deadline.
@@ -31,8 +33,10 @@ isolate the submission (no bubblewrap: `make deps`).
 """
 
 import argparse
+import ctypes
 import json
 import os
+import signal
 import shutil
 import sys
 import tempfile
@@ -46,6 +50,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the course's folders
 import sandbox  # noqa: E402
 from checks import CheckMixin  # noqa: E402
 from hidden import HiddenMixin  # noqa: E402
+from limits import Limits  # noqa: E402
 from results import NOT_GRADED, Results  # noqa: E402
 from runs import RunMixin  # noqa: E402
 from stage import StageMixin, find_sanitizer  # noqa: E402
@@ -77,7 +82,7 @@ class Grader(StageMixin, CheckMixin, RunMixin, TimedMixin, HiddenMixin):
         self.box = self.stage = self.build = self.judge_bin = self.nvml = None
         self.counter = 0
         self.nvml_why = ""
-        self.reserved, self.probe_cache = {}, {}
+        self.reserved = {}
         self.submission = None
         self.gpu_test_passed = False
         self.launches = []
@@ -120,7 +125,7 @@ def parse_args(argv):
     ap.add_argument("--submission", required=True, help="folder with the student's files")
     ap.add_argument("--out", default="build-grade/results",
                     help="where results.json and junit.xml go (default: build-grade/results)")
-    ap.add_argument("--hidden", default="", help="instructor folder of hidden tests: <id>/*.cu")
+    ap.add_argument("--hidden", default="", help="instructor folder of hidden tests: <id>/*.json")
     ap.add_argument("--exercises", default="",
                     help="comma-separated exercise ids to grade (default: all), e.g. "
                          "01_rectangular,03_inplace")
@@ -146,6 +151,12 @@ def parse_args(argv):
     ap.add_argument("--data-limit-mib", type=int, default=sandbox.DATA_MIB,
                     help="RLIMIT_DATA of every process of a run, MiB (default %(default)s; 0: "
                          "none)")
+    ap.add_argument("--memory-max-mib", type=int, default=65536,
+                    help="memory of the whole grading, every process it runs together (its "
+                         "cgroup v2, where the machine gives one; default %(default)s)")
+    ap.add_argument("--pids-max", type=int, default=8192,
+                    help="processes of the whole grading together (its cgroup; default "
+                         "%(default)s)")
     ap.add_argument("--mask", action="append",
                     help="one more folder under the system folders (/usr, /etc) that the "
                          "submission's code must not see (repeatable)")
@@ -161,7 +172,19 @@ def parse_args(argv):
     ap.add_argument("--cmake-arg", action="append",
                     help="extra argument for cmake's configure step (repeatable)")
     ap.add_argument("--quiet", action="store_true", help="do not print the summary table")
+    # The class command's: this grading ends when that process ends (die_with_parent).
+    ap.add_argument("--parent-pid", type=int, default=0, help=argparse.SUPPRESS)
     return ap.parse_args(argv)
+
+
+def die_with_parent(parent):
+    """Asks the kernel to kill this grading when @p parent (the class command) ends, however it
+    ends; bwrap's --die-with-parent then takes the running sandbox with it."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(1, signal.SIGKILL, 0, 0, 0) != 0:  # PR_SET_PDEATHSIG
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    if os.getppid() != parent:  # it ended before the request was made
+        os._exit(1)
 
 
 def grade(args, results):
@@ -186,10 +209,8 @@ def grade(args, results):
     # Every build first, then the runs: no process of the submission runs while its build
     # folder is writable.
     ready = [ex for ex in exercises if grader.build_exercise(ex, *found[ex["id"]])]
-    hidden = [ex for ex in ready if args.hidden
-              and list((grader.hidden_dir / ex["id"]).glob("*.cu"))]
-    for ex in hidden:
-        grader.build_hidden(ex)
+    # Hidden tests are data the judge checks (hidden.py): nothing of them is built.
+    hidden = [ex for ex in ready if args.hidden and (grader.hidden_source / ex["id"]).is_dir()]
     grader.detect_gpu()
     for ex in ready:
         grader.run_exercise(ex)
@@ -207,11 +228,16 @@ def grade(args, results):
 
 def main(argv=None):
     args = parse_args(argv)
+    if args.parent_pid:
+        die_with_parent(args.parent_pid)
     start = time.monotonic()
     out_dir = Path(args.out).resolve()
     results = Results()
     results.extra = {"grader": "transpose-course", "arch": args.build_arch or "course default"}
     temp, code = None, 0
+    limits = Limits(args.memory_max_mib << 20, args.pids_max)
+    results.notes.append(limits.enter())
+    results.extra["limits"] = "cgroup" if limits.group else "none"
     if args.stage:
         args.stage_path = str(Path(args.stage).resolve())
     else:
@@ -224,11 +250,18 @@ def main(argv=None):
         results.add("grader", "grader", "grader: not graded", 0, False,
                     "The submission was not graded: %s. Please tell the instructor." % refusal,
                     "grader_refused")
-    except Exception:  # the grader's own failure is reported, never raised
+    except Exception as err:  # the grader's own failure is reported, never raised
+        cause = (" ".join(str(err).split()) or type(err).__name__)[:300]
+        # The cause goes where the person who ran the grader looks (the terminal, a test log),
+        # not only into results.json.
+        print("grade: the grader itself failed: %s\n%s" % (cause, tail(traceback.format_exc(),
+                                                                        2000)), file=sys.stderr)
         results.add("grader", "grader", "grader error", 0, False,
-                    "The grader itself failed; this is not a verdict on the submission. Please "
-                    "tell the instructor.\n" + tail(traceback.format_exc(), 4000), "grader_error")
+                    "The grader itself failed (%s); this is not a verdict on the submission. "
+                    "Please tell the instructor.\n%s" % (cause, tail(traceback.format_exc(), 4000)),
+                    "grader_error")
     finally:
+        limits.leave()
         if temp and not args.keep_stage:
             shutil.rmtree(temp, ignore_errors=True)
         elif temp:

@@ -103,12 +103,34 @@ def gpus():
     return [l.strip() for l in r.stdout.splitlines() if l.strip().startswith(("GPU-", "MIG-"))]
 
 
+# The gradings running now: ended with the class command, however it ends (stop_gradings).
+RUNNING = set()
+RUNNING_LOCK = threading.Lock()
+
+
+def stop_gradings():
+    """Kills every running grading's process group; a grading's sandboxes go with it (grade.py
+    dies with its parent, bwrap with grade.py). Returns how many were running."""
+    with RUNNING_LOCK:
+        procs = list(RUNNING)
+    for proc in procs:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return len(procs)
+
+
 def run_grader(cmd, timeout, env, log):
-    """Runs one grading (its own process group, killed whole at its time limit): (status, why)
-    with status "graded", "timeout" or "failed"."""
+    """Runs one grading (its own process group, killed whole at its time limit, or when the class
+    command is stopped): (status, why) with status "graded", "timeout" or "failed"."""
     with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env,
-                                start_new_session=True)
+        # --parent-pid: grade.py asks the kernel to kill it when this process ends, even by
+        # SIGKILL, where no handler of ours runs.
+        proc = subprocess.Popen(cmd + ["--parent-pid", str(os.getpid())], stdout=out,
+                                stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        with RUNNING_LOCK:
+            RUNNING.add(proc)
         try:
             rc = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -118,10 +140,27 @@ def run_grader(cmd, timeout, env, log):
                 pass
             proc.wait()
             return "timeout", "the grading took more than %g s and was stopped" % timeout
+        finally:
+            with RUNNING_LOCK:
+                RUNNING.discard(proc)
     if rc != 0:
         text = Path(log).read_bytes()[-600:].decode(errors="replace").strip()
         return "failed", "grade.py exited with %d: %s" % (rc, " ".join(text.split())[-300:])
     return "graded", ""
+
+
+def csv_safe(value):
+    """A cell a spreadsheet shows as text: one that begins with = + - @, a tab or a carriage
+    return (a student's folder name, a grader message) would otherwise be a formula."""
+    text = str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def grading_options(args, no_gpu):
+    """What changes a grade besides the files and the course: a resumed report counts only if
+    it was graded with the same options."""
+    return {"grade_args": list(args.grade_arg), "build_arch": args.build_arch,
+            "gpu": not no_gpu}
 
 
 def row_of(name, doc, manifest, status, why, flags):
@@ -235,7 +274,7 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--submissions", required=True, help="a folder of submission folders")
     ap.add_argument("--out", default="build-grade/class", help="reports, gradebook, summary")
-    ap.add_argument("--hidden", default="", help="hidden tests: <exercise id>/*.cu")
+    ap.add_argument("--hidden", default="", help="hidden tests: <exercise id>/*.json")
     ap.add_argument("--build-arch", default="", help="CUDA architectures (e.g. 90)")
     ap.add_argument("--gpus", default="auto",
                     help="auto (every GPU), none (CPU lanes only), or comma-separated UUIDs or "
@@ -252,6 +291,7 @@ def parse_args(argv):
     ap.add_argument("--grade-arg", action="append", default=[],
                     help="one more argument for grade.py (repeatable), e.g. --grade-arg=--no-gpu")
     ap.add_argument("--quiet", action="store_true", help="no summary on the terminal")
+    ap.add_argument("--grader", default=str(GRADER_DIR / "grade.py"), help=argparse.SUPPRESS)
     return ap.parse_args(argv)
 
 
@@ -279,20 +319,32 @@ def main(argv=None):
     timeout = args.timeout or manifest["timeouts_s"]["submission"] + 600
 
     hashes = {n: content_hash(root / n, manifest, hidden) for n in names}
+    options = grading_options(args, no_gpu)
     todo, rows, first_of = [], {}, {}
     for n in names:
         meta_file = out / "students" / n / "meta.json"
-        meta = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
+        try:
+            meta = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
+        except ValueError:
+            meta = {}
         if not args.no_resume and meta.get("hash") == hashes[n] and \
                 meta.get("course") == version and meta.get("status") == "graded" and \
+                meta.get("options") == options and \
                 (out / "students" / n / "results.json").is_file():
             rows[n] = ("resumed", "", [])
+            first_of.setdefault(hashes[n], n)  # a new copy of it takes its report
+    for n in names:
+        if n in rows:
             continue
         if hashes[n] in first_of:  # the same files as another: graded once
             rows[n] = ("identical", first_of[hashes[n]], [])
             continue
         first_of[hashes[n]] = n
         todo.append(n)
+    # Every submission whose files another one has too is flagged, the first of them as well.
+    same = {}
+    for n in names:
+        same.setdefault(hashes[n], []).append(n)
 
     progress = Progress(len(names), sys.stderr)
     for n in names:
@@ -316,7 +368,7 @@ def main(argv=None):
             dest = out / "students" / n
             dest.mkdir(parents=True, exist_ok=True)
             (dest / "meta.json").unlink(missing_ok=True)
-            cmd = [sys.executable, str(GRADER_DIR / "grade.py"), "--submission", str(root / n),
+            cmd = [sys.executable, args.grader, "--submission", str(root / n),
                    "--out", str(dest), "--stage", str(stage / "stage"), "--jobs", str(jobs),
                    "--build-arch", args.build_arch]
             if hidden:
@@ -332,7 +384,8 @@ def main(argv=None):
             if report.is_file():
                 shutil.copyfile(report, dest / "report.txt")
             (dest / "meta.json").write_text(json.dumps({
-                "hash": hashes[n], "course": version, "status": status, "why": why,
+                "hash": hashes[n], "course": version, "options": options,
+                "status": status, "why": why,
                 "lane": label, "device": device or "none",
                 "seconds": round(time.monotonic() - start, 1)}) + "\n")
             rows[n] = (status, why, [])
@@ -341,10 +394,27 @@ def main(argv=None):
     start = time.monotonic()
     threads = [threading.Thread(target=lane, args=(label, i, d), daemon=True)
                for i, (label, d) in enumerate(lanes)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    # Ctrl-C, a kill or a hang-up of the class command ends its gradings, then the command.
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    except KeyboardInterrupt:
+        while not work.empty():
+            try:
+                work.get_nowait()
+            except queue.Empty:
+                break
+        ended = stop_gradings()
+        progress.close()
+        print("grade-class: stopped; %d running gradings ended, the reports written so far are "
+              "kept in %s" % (ended, out), file=sys.stderr)
+        return 130
     # Identical submissions: the first one's report, flagged.
     for n in names:
         if rows.get(n, ("",))[0] == "identical":
@@ -358,7 +428,7 @@ def main(argv=None):
             (dest / "meta.json").write_text(json.dumps(dict(meta, hash=hashes[n],
                                                             identical_to=rows[n][1])) + "\n")
             rows[n] = ("identical" if meta.get("status") == "graded" else meta["status"],
-                       meta.get("why", ""), ["same files as %s" % rows[n][1]])
+                       meta.get("why", ""), [])
             progress.step("identical", n)
     progress.close()
     seconds = time.monotonic() - start
@@ -367,9 +437,9 @@ def main(argv=None):
     for n in names:
         status, why, flags = rows[n]
         flags = list(flags)
-        if status == "resumed":
-            meta = json.loads((out / "students" / n / "meta.json").read_text())
-            flags += ["same files as %s" % meta["identical_to"]] if "identical_to" in meta else []
+        twins = [m for m in same[hashes[n]] if m != n]
+        if twins:
+            flags.append("same files as %s" % ", ".join(twins))
         f = out / "students" / n / "results.json"
         doc = None
         if f.is_file() and status not in ("timeout", "failed"):
@@ -391,7 +461,7 @@ def main(argv=None):
     with open(out / "gradebook.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
-        w.writerows(book)
+        w.writerows({k: csv_safe(v) for k, v in row.items()} for row in book)
     text = summarize(book, manifest, out, seconds,
                      ["%s (%s)" % (l, d or "no GPU") for l, d in lanes], ungraded)
     if not args.quiet:

@@ -1,84 +1,102 @@
 """An instructor's hidden tests (a part of grade.Grader; Python standard library only).
 
-Hidden tests are GoogleTest files linked with the submission's objects. Their names come from the
-instructor's files (trusted), never from the test process; their points are capped
-(hidden_tests.max_points). Each runs in its own sandbox, which shows its binary and nothing of the
-hidden tests' sources or of the other exercises' hidden binaries; its verdict is what that process
-reports about itself: a hostile submission shares the process and can forge a pass, so the
-grader never gives hidden tests more than the cap (INSTRUCTORS.md, "Hidden tests")."""
+Hidden tests are data, like the manifest's entries: each names a CPU check of the judge or the
+shapes a GPU entry runs. The worker runs the submission on them and writes only data, and the
+judge, built from the course alone, decides, exactly as for the visible entries. No hidden test
+is compiled or linked with the submission, so no process that holds the submission's code decides
+a hidden verdict, and the hidden files never enter the stage or any sandbox. Their names and
+points come from the instructor's files; their points are capped (hidden_tests.max_points)."""
 
 import fnmatch
 import json
-import os
 import re
-import shutil
 
-import sandbox
-from checks import strip_comments
 from results import NOT_GRADED
-from tools import tail
 
-TEST_MACRO = re.compile(r"^\s*(TEST|TEST_F)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)", re.M)
-
-
-def hidden_test_names(folder):
-    """(full names of the TEST and TEST_F tests in the instructor's *.cu files, [notes])."""
-    names, notes = [], []
-    for path in sorted(folder.glob("*.cu")):
-        text = strip_comments(path.read_text(errors="replace"), keep_strings=False)
-        names += ["%s.%s" % (m.group(2), m.group(3)) for m in TEST_MACRO.finditer(text)]
-        if re.search(r"\b(TEST_P|TYPED_TEST\w*)\s*\(", text):
-            notes.append("%s: parameterized and typed tests are not graded (only TEST and "
-                         "TEST_F)" % path.name)
-    return list(dict.fromkeys(names)), notes
+NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")
+MAX_FILE_BYTES = 1 << 20
+MAX_SIDE, MAX_ELEMENTS, MAX_SHAPES = 1 << 24, 1 << 28, 64
 
 
-def is_gpu_test(name):
-    return "Cpu" not in name
+def is_gpu_test(entry):
+    return entry["kind"] == "gpu"
 
 
-def clean_failure(text, stage_root):
-    """A GoogleTest failure without its 'file:line / Failed' preamble and without stage paths."""
-    lines = text.splitlines()
-    while lines and (re.match(r"^\S+:\d+$", lines[0].strip())
-                     or lines[0].strip() in ("Failed", "Failure", "unknown file")):
-        lines.pop(0)
-    return "\n".join(lines).replace(str(stage_root) + "/", "")
+def hidden_entries(folder):
+    """([entries], [notes]) of the instructor's <folder>/*.json files: each a list of
+    {"name": "Suite.Test", "kind": "check", "check": NAME} or {"name", "kind": "gpu", "shapes":
+    [[rows, cols], ...] or "random": {"count", "max_side"}}, with an optional "title". An entry
+    that is not one of these is left out, and a note says why."""
+    entries, notes, seen = [], [], set()
+    for path in sorted(folder.glob("*.cu")) + sorted(folder.glob("*.cpp")):
+        notes.append("%s is not run: hidden tests are data (%s/*.json) that the grader's judge "
+                     "checks, never code built with the submission (INSTRUCTORS.md, \"Hidden "
+                     "tests\")" % (path.name, folder.name))
+    for path in sorted(folder.glob("*.json")):
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                raise ValueError("over %d bytes" % MAX_FILE_BYTES)
+            doc = json.loads(path.read_text())
+        except (OSError, ValueError) as err:
+            notes.append("%s is not read: %s" % (path.name, err))
+            continue
+        for e in doc if isinstance(doc, list) else [doc]:
+            why = entry_problem(e)
+            if why:
+                notes.append("%s: an entry is left out: %s" % (path.name, why))
+            elif e["name"] in seen:
+                notes.append("%s: %s is listed twice; the first counts" % (path.name, e["name"]))
+            else:
+                seen.add(e["name"])
+                entries.append(dict(e, title=str(e.get("title") or e["name"])[:200]))
+    return entries, notes
 
 
-def skip_message(output):
-    m = re.search(r"Skipped\n(.*)", output)
-    return m.group(1).strip() if m else "skipped"
-
-
-def read_gtest_json(text):
-    """{full name: (result, [failure messages])} from a --gtest_output=json report."""
-    doc = json.loads(text)
-    results = {}
-    for suite in doc.get("testsuites", []):
-        for t in suite.get("testsuite", []):
-            name = "%s.%s" % (suite.get("name"), t.get("name"))
-            results[name] = (t.get("result", "COMPLETED"),
-                             [f.get("failure", "") for f in t.get("failures", [])])
-    return results
+def entry_problem(e):
+    """Why @p e is no hidden test ("" if it is one)."""
+    if not isinstance(e, dict) or not isinstance(e.get("name"), str) or not NAME.match(e["name"]):
+        return "each needs a \"name\" like \"HiddenEx01.PrimeRows\""
+    if e.get("kind") == "check":
+        return "" if isinstance(e.get("check"), str) and re.match(r"^\w{1,64}$", e["check"]) \
+            else "%s: a check entry needs a \"check\" name" % e["name"]
+    if e.get("kind") != "gpu":
+        return "%s: \"kind\" is \"check\" or \"gpu\"" % e["name"]
+    if "random" in e:
+        r = e["random"]
+        ok = isinstance(r, dict) and all(isinstance(r.get(k), int) for k in ("count", "max_side"))
+        return "" if ok and 0 < r["count"] <= MAX_SHAPES and 0 < r["max_side"] <= 1 << 14 \
+            else "%s: \"random\" needs a count (at most %d) and a max_side" % (e["name"],
+                                                                               MAX_SHAPES)
+    shapes = e.get("shapes")
+    if not isinstance(shapes, list) or not 0 < len(shapes) <= MAX_SHAPES:
+        return "%s: a gpu entry needs \"shapes\" (1 to %d) or \"random\"" % (e["name"],
+                                                                             MAX_SHAPES)
+    for s in shapes:
+        rc = [s, s] if isinstance(s, int) else s
+        if not (isinstance(rc, list) and len(rc) == 2 and all(
+                isinstance(x, int) and 0 < x <= MAX_SIDE for x in rc)
+                and rc[0] * rc[1] <= MAX_ELEMENTS):
+            return "%s: a shape is a side or [rows, cols], at most %d elements" % (
+                e["name"], MAX_ELEMENTS)
+    return ""
 
 
 class HiddenMixin:
 
     def hidden_plan(self, ex):
-        """[(name, points, visibility)] of the exercise's hidden tests, their points scaled down
-        to hidden_tests.max_points together."""
+        """[(entry, points, visibility)] of the exercise's hidden tests, their points scaled
+        down to hidden_tests.max_points together."""
         rules = self.m["hidden_tests"]
-        names, notes = hidden_test_names(self.hidden_dir / ex["id"])
+        entries, notes = hidden_entries(self.hidden_source / ex["id"])
         self.r.notes += ["hidden tests: " + n for n in notes]
         plan = []
-        for name in names:
+        for e in entries:
             points, visibility = rules.get("points", 1), rules.get("visibility", "after_published")
             for rule in rules.get("rules", []):
-                if fnmatch.fnmatchcase(name, rule["match"]):
+                if fnmatch.fnmatchcase(e["name"], rule["match"]):
                     points = rule.get("points", points)
                     visibility = rule.get("visibility", visibility)
-            plan.append([name, float(points), visibility])
+            plan.append([e, float(points), visibility])
         total, cap = sum(p[1] for p in plan), rules.get("max_points", 10)
         if total > cap:
             for p in plan:
@@ -86,72 +104,24 @@ class HiddenMixin:
         return plan
 
     def run_hidden(self, ex):
-        binary = self.build / "bin" / ex["hidden_target"]
-        if not binary.is_file():
-            return
+        """Each hidden test of @p ex, run by the worker and decided by the judge, like a visible
+        entry of the same kind."""
+        number = int(ex["id"][:2])
+        binary = self.worker(ex)
         self.ex_deadline = self.deadline
-        for name, points, visibility in self.hidden_plan(ex):
-            self.run_hidden_test(ex, name, points, visibility, binary)
-
-    def hidden_run(self, binary, args, timeout):
-        n = self.next_id()
-        outdir = self.runs / n
-        outdir.mkdir(mode=0o700)
-        owner = os.getuid()
-        if self.box.isolated:
-            owner = self.box.uid
-            os.chown(outdir, self.box.uid, self.box.gid)
-        log = self.private / ("hidden-" + n)
-        try:
-            ran = self.boxed([binary] + args(self.box.mount_point("out", outdir)), timeout, log,
-                             ro=[self.build / "bin"], files={"out": (outdir, True)},
-                             reveal=[binary], libraries=True)
-            report = sandbox.read_owned(outdir, "report.json", 16 << 20, {owner})
-        finally:
-            shutil.rmtree(outdir, ignore_errors=True)
-            log.unlink(missing_ok=True)
-        return ran, report
-
-    def run_hidden_test(self, ex, name, points, visibility, binary):
-        ex_id = ex["id"]
-        gpu = is_gpu_test(name)
-        entry_name = "%s | hidden: %s" % (ex["title"], name)
-        common = dict(gtest=name, visibility=visibility, tags=["gpu" if gpu else "cpu"],
-                      verdict_from="the test process's own GoogleTest report")
-
-        def add(passed, text, outcome, **extra):
-            self.r.add(ex_id, "hidden", entry_name, points, passed, text, outcome,
-                       **dict(common, **extra))
-
-        if gpu and not self.gpu:
-            return add(False, "not graded: " + self.no_gpu_why, NOT_GRADED, reason="no CUDA device")
-        if self.time_left(self.timeouts["entry"]) < 1:
-            return add(False, "not run: the submission's time is spent", "not_run")
-        ran, report = self.hidden_run(
-            binary, lambda d: ["--gtest_filter=%s" % name, "--gtest_output=json:%s/report.json" % d,
-                               "--gtest_color=no"], self.time_left(self.timeouts["entry"]))
-        common["seconds"] = ran.seconds
-        if ran.timed_out:
-            return add(False, "timed out after %g s: the test never finished; every process it "
-                       "started was killed.\nlast output:\n%s"
-                       % (round(ran.limit), tail(ran.output, 1500)), "timeout")
-        try:
-            results = read_gtest_json(report) if report else None
-        except ValueError:
-            results = None
-        if not results or name not in results or ran.signal_no:
-            why = ("killed by %s" % ran.signal_name()) if ran.signal_no else \
-                  ("exited with code %s" % ran.rc)
-            return add(False, "the test process %s without a report of this test (a crash?)."
-                       "\nlast output:\n%s" % (why, tail(ran.output, 3000)), "crashed")
-        result, failures = results[name]
-        if result == "SKIPPED":
-            msg = skip_message(ran.output)
-            # Only the grader's probe says whether there is a GPU: a skip is no verdict.
-            return add(False, "skipped: " + msg, "skipped")
-        if failures or ran.rc != 0:
-            text = "\n\n".join(clean_failure(f, self.course_root) for f in failures)
-            if not text:
-                text = "the test failed (exit code %s):\n%s" % (ran.rc, tail(ran.output, 3000))
-            return add(False, tail(text), "cuda_error" if "CUDA error" in text else "failed")
-        return add(True, "passed (%.1f s)" % ran.seconds, "passed")
+        for e, points, visibility in self.hidden_plan(ex):
+            entry_name = "%s | hidden: %s" % (ex["title"], e["name"])
+            common = dict(gtest=e["name"], visibility=visibility,
+                          tags=["gpu" if is_gpu_test(e) else "cpu"], verdict_from="the judge")
+            if is_gpu_test(e) and not self.gpu:
+                self.r.add(ex["id"], "hidden", entry_name, points, False,
+                           "not graded: " + self.no_gpu_why, NOT_GRADED, reason="no CUDA device",
+                           **common)
+                continue
+            if self.time_left(self.timeouts["entry"]) < 1:
+                self.r.add(ex["id"], "hidden", entry_name, points, False,
+                           "not run: the submission's time is spent", "not_run", **common)
+                continue
+            got = self.run_entry(ex, number, dict(e, points=points), binary, [])
+            self.r.add(ex["id"], "hidden", entry_name, points, got.passed, got.output,
+                       got.outcome, seconds=got.seconds, **common)

@@ -51,6 +51,13 @@ HIDDEN_LIBRARIES = ("libcublas", "libcublasLt", "libnvblas", "libcutensor", "lib
                     "libcusolver", "libcufft", "libnpp", "libcudnn", "libnvjpeg", "libcurand")
 
 
+def no_sandbox_hint():
+    """How the person who ran the grader turns the sandbox off: make's variable under make
+    (which takes no --no-sandbox), the option otherwise."""
+    return "NO_SANDBOX=1 (make grade ... NO_SANDBOX=1)" if os.environ.get("MAKELEVEL") \
+        else "--no-sandbox"
+
+
 class Unavailable(Exception):
     """The grader is root but cannot isolate: it refuses to grade (one line says why)."""
 
@@ -259,7 +266,7 @@ class Sandbox:
             raise Unavailable("%s not found: the grader isolates every run with bubblewrap "
                               "(bwrap) and setpriv (util-linux); install them with `make deps` "
                               "(or apt-get install bubblewrap), or grade trusted code with "
-                              "--no-sandbox" % " and ".join(missing))
+                              "%s" % (" and ".join(missing), no_sandbox_hint()))
         if user == SANDBOX_USER:
             user = claim_user(user)
         uid, gid, made = ensure_user(user)
@@ -270,8 +277,8 @@ class Sandbox:
                       timeout=30, log=box.private / "sandbox-check.log")
         if ran.rc != 0:
             raise Unavailable("bwrap cannot isolate a run here (%s): the grader refuses to grade "
-                              "untrusted code without it; --no-sandbox grades trusted code"
-                              % " ".join(ran.output.split())[:300])
+                              "untrusted code without it; %s grades trusted code"
+                              % (" ".join(ran.output.split())[:300], no_sandbox_hint()))
         who = user if not user.isdigit() else "uid " + user
         box.note = ("isolated by bubblewrap: the submission ran as user %s in its own PID, IPC, "
                     "UTS, mount and network namespaces, seeing only the system folders and what "

@@ -364,6 +364,12 @@ def main():
                                          (": " + detail) if detail else ""))
                 if not ok and example:
                     print("           e.g. %s" % example[:160])
+                if not ok and what == "no grader error" and doc:
+                    # The grader's own failure: its cause, here, where the person looks (not
+                    # only in a results.json deep in the work folder).
+                    err = next(t for t in doc["tests"]
+                               if t["extra_data"]["outcome"] == "grader_error")
+                    print("           " + err["output"][-2000:].replace("\n", "\n           "))
 
     # The class command on a generated class (selftest_class.py): not with --quick or --cases.
     if not args.no_class and not selected and mode == "cpu":

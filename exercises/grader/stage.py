@@ -116,7 +116,8 @@ class StageMixin:
         self.course_root = stage / "course"
         self.grader_root = stage / "grader"
         self.build = stage / "build"
-        self.hidden_dir = stage / "hidden"
+        self.hidden_dir = stage / "hidden"  # an earlier grader's copy, removed
+        self.hidden_source = Path(self.args.hidden).resolve() if self.args.hidden else None
         self.private = stage / "private"
         self.runs = stage / "runs"
         for d in (stage, self.course_root, self.grader_root, self.build, self.runs):
@@ -230,15 +231,12 @@ class StageMixin:
         return shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
 
     def configure(self):
-        hidden = self.hidden_dir
-        if self.args.hidden:
-            sync_dir(Path(self.args.hidden).resolve(), hidden)
-            make_readable(hidden)
-        elif hidden.exists():
-            shutil.rmtree(hidden)
+        # The hidden tests are data the grader reads from the instructor's folder (hidden.py):
+        # they never enter the stage, so no build and no run can see them.
+        if self.hidden_dir.exists():
+            shutil.rmtree(self.hidden_dir)
         cmd = ["cmake", "-S", self.course_root, "-B", self.build, "-DCMAKE_BUILD_TYPE=Release",
-               "-DCOURSE_GRADER_STAGE=ON",
-               "-DCOURSE_HIDDEN_TESTS=%s" % (hidden if self.args.hidden else ""),
+               "-DCOURSE_GRADER_STAGE=ON", "-DCOURSE_HIDDEN_TESTS=",
                "-DCMAKE_PROJECT_transpose_course_INCLUDE=%s"
                % (self.grader_root / "worker" / "project_hook.cmake")]
         if shutil.which("ninja") and not (self.build / "CMakeCache.txt").exists():
@@ -381,18 +379,6 @@ class StageMixin:
         text = "\n".join(keep).replace(str(self.course_root) + "/", "")
         text = text.replace(str(self.build) + "/", "build/").replace(str(self.stage) + "/", "")
         return head(text)
-
-    # -- hidden tests: their build ----------------------------------------------------------
-
-    def build_hidden(self, ex):
-        target = ex["hidden_target"]
-        (self.build / "bin" / target).unlink(missing_ok=True)
-        ran = self.build_targets([target], show_hidden=True,
-                                 timeout=self.time_left(self.timeouts["build"]))
-        if ran.rc != 0 or ran.timed_out:
-            self.r.add(ex["id"], "hidden", "%s | hidden tests: build" % ex["title"], 0, False,
-                       "the hidden tests did not compile against this submission:\n%s"
-                       % self.compiler_messages(ran.output), "compile_error", visibility="hidden")
 
 
 def find_sanitizer():

@@ -11,15 +11,15 @@ import json
 import secrets
 import time
 
-from results import Entry
+from results import NOT_GRADED, Entry
 from runs import MIB, MemoryMonitor, Nvml
 from tools import tail
 
 
 class TimedMixin:
 
-    def timed_run(self, binary, number, rows, cols, spec, monitor=None):
-        item = "speed %d %d %d %d" % (rows, cols, secrets.randbits(62), spec["reps"])
+    def timed_run(self, binary, number, rows, cols, spec, monitor=None, reps=None):
+        item = "speed %d %d %d %d" % (rows, cols, secrets.randbits(62), reps or spec["reps"])
         key = secrets.randbits(64)
 
         def handshake():
@@ -40,20 +40,16 @@ class TimedMixin:
                 "peak": monitor.peak if monitor else None,
                 "samples": monitor.samples if monitor else 0}
 
-    def probe(self, in_place, rows, cols, spec, monitor):
-        """The course's own kernel timed the same way: once per grading, per shape (a run that
-        shared the GPU with another process is not kept)."""
-        key = (in_place, rows, cols, json.dumps(spec, sort_keys=True))
-        if key not in self.probe_cache:
-            binary = self.build / "bin" / ("grader_probe_inplace" if in_place else "grader_probe")
-            result = self.timed_run(binary, 3 if in_place else 1, rows, cols, spec, monitor)
-            if not result["verdict"].get("ok") or result["wall"] is None:
-                raise RuntimeError("the course's own kernel failed its timed run: %s\n%s" % (
-                    result["verdict"].get("message"), tail(result["ran"].output, 2000)))
-            if result["busy"]:
-                return result
-            self.probe_cache[key] = result
-        return self.probe_cache[key]
+    def probe(self, in_place, rows, cols, spec, monitor, reps=None):
+        """The course's own kernel timed the same way, right before the submission's run it is
+        compared with: both see the machine as it is at that moment (a neighbour's build, a busy
+        disk), never one a quiet moment and the other a busy one."""
+        binary = self.build / "bin" / ("grader_probe_inplace" if in_place else "grader_probe")
+        result = self.timed_run(binary, 3 if in_place else 1, rows, cols, spec, monitor, reps)
+        if not result["verdict"].get("ok") or result["wall"] is None:
+            raise RuntimeError("the course's own kernel failed its timed run: %s\n%s" % (
+                result["verdict"].get("message"), tail(result["ran"].output, 2000)))
+        return result
 
     def memory_monitor(self):
         if self.nvml is None and not self.nvml_why:
@@ -71,6 +67,37 @@ class TimedMixin:
         low, high = spec["random_sides"]
         return [public, self.random_shape(low, high, in_place)]
 
+    @staticmethod
+    def reps_for(spec, shape, public):
+        """Chained calls on @p shape: as many as move the public size's bytes, so that a smaller
+        shape's loop is as long as the public one's and stands as far above the noise of a run's
+        start and end (odd, like the manifest's, so an out-of-place chain ends transposed)."""
+        area, full = shape[0] * shape[1], public[0] * public[1]
+        reps = max(spec["reps"], -(-spec["reps"] * full // max(1, area)))
+        return reps if reps % 2 else reps + 1
+
+    @staticmethod
+    def timed_estimate(spec, pairs):
+        """What the rounds of one shape say: (ratio, steady, loop_ms, probe_ms). The time of a
+        run's start and end (its context, the copy back, the exit) is the same for both kernels
+        but is delayed by whatever else the machine does, and only ever delayed: so the best of
+        the rounds is the estimate, and it is trusted (steady) when the two best runs of each
+        kernel agree more closely than the distance from the limit could be crossed. A single
+        run never decides."""
+        done = [(b, s) for b, s in pairs if s["wall"] is not None and not s["ran"].timed_out]
+        if not done:
+            return None, len(pairs) > 0, None, None
+        probe_ms = min(float(b["timing"].get("loop_ms", "0") or 0) for b, _ in done) or 1e-3
+        base = sorted(b["wall"] for b, _ in done)
+        sub = sorted(s["wall"] for _, s in done)
+        loop_ms = max(probe_ms * 0.05, probe_ms + (sub[0] - base[0]) * 1000)
+        ratio = loop_ms / probe_ms
+        if len(done) < max(2, spec.get("rounds", 2)):
+            return ratio, False, loop_ms, probe_ms
+        spread_ms = ((sub[1] - sub[0]) + (base[1] - base[0])) * 1000
+        margin_ms = abs(ratio - spec["max_ratio"]) * probe_ms
+        return ratio, spread_ms * 2 < margin_ms, loop_ms, probe_ms
+
     def run_timed(self, ex, number, binary, timed, gates):
         spec = dict(self.m["speed"], **ex.get("speed", {}))
         in_place = ex.get("in_place", False)
@@ -81,81 +108,111 @@ class TimedMixin:
             return [Entry(ex["id"], self.kind_tag(e), "%s | %s" % (ex["title"], e["title"]),
                           e["points"], "not_run", "not run: no GPU test of this exercise passed",
                           gtest=e["name"], gpu=True) for e in timed]
+        shapes = self.timed_shapes(spec, in_place)
+        most = max(2, spec.get("max_rounds", 4))
         runs, busy = [], ""
-        for rows, cols in self.timed_shapes(spec, in_place):
-            # Another process on the device makes a run's time and memory say nothing: the pair
-            # is run again (after a pause), then the entries say the GPU was busy. Never a
-            # failure for it.
-            for attempt in range(1 + self.busy_retries):
-                if attempt:
+        for rows, cols in shapes:
+            reps = self.reps_for(spec, (rows, cols), shapes[0])
+            # Rounds of the course's kernel and the submission's, each pair run together, until
+            # the estimate is steady (timed_estimate). Another process on the device makes a
+            # round say nothing: it is run again (after a pause), then the entries say the GPU
+            # was busy. Never a failure for it.
+            pairs, tries = [], 0
+            while len(pairs) < most and not self.out_of_time(ex):
+                base = self.probe(in_place, rows, cols, spec, self.memory_monitor(), reps)
+                sub = self.timed_run(binary, number, rows, cols, spec, self.memory_monitor(),
+                                     reps)
+                if base["busy"] or sub["busy"]:
+                    busy = base["busy"] or sub["busy"]
+                    tries += 1
+                    if tries > self.busy_retries:
+                        break
                     time.sleep(self.busy_pause_s)
-                base = self.probe(in_place, rows, cols, spec, self.memory_monitor())
-                sub = self.timed_run(binary, number, rows, cols, spec, self.memory_monitor())
-                busy = base["busy"] or sub["busy"]
-                if not busy or self.out_of_time(ex):
+                    continue
+                busy = ""
+                pairs.append((base, sub))
+                if not sub["verdict"].get("ok") or self.timed_estimate(spec, pairs)[1]:
                     break
             if busy:
                 break
-            runs.append((base, sub))
-            if not sub["verdict"].get("ok") or self.out_of_time(ex):
+            runs.append(pairs)
+            if not pairs or not pairs[-1][1]["verdict"].get("ok") or self.out_of_time(ex):
                 break
         if busy:
             why = "the GPU was busy: %s (run again %d times); grade it when the GPU is free" % (
                 busy, self.busy_retries)
             self.r.notes.append("Not graded because the GPU was busy: " + busy)
             return [self.not_graded_entry(ex, e, why) for e in timed]
-        return self.timed_entries(ex, timed, spec, runs, gates)
+        return self.timed_entries(ex, timed, spec, [p for p in runs if p], gates)
 
-    def describe_timed(self, spec, base, sub):
-        probe_loop = float(base["timing"].get("loop_ms", "0") or 0) or 1e-3
+    def describe_timed(self, spec, pairs):
+        base, sub = pairs[-1]
+        ratio, steady, loop_ms, probe_ms = self.timed_estimate(spec, pairs)
         roundtrip = float(base["timing"].get("roundtrip_ms", "0") or 0)
-        if sub["ran"].timed_out or sub["wall"] is None:
-            loop_ms = ratio = None
-        else:
-            loop_ms = max(probe_loop * 0.05, probe_loop + (sub["wall"] - base["wall"]) * 1000)
-            ratio = loop_ms / probe_loop
-        text = ("%d chained calls on %s, each output masked before the next: about %s (the "
-                "course's tiled kernel: %.0f ms%s). CPU time of everything your code ran: %.2f s "
-                "(the course's kernel: %.2f s)."
-                % (spec["reps"], sub["shape"], "%.0f ms, %.1f times the course's kernel"
+        reps = int(sub["item"].split()[4])
+        text = ("%d chained calls on %s, each output masked before the next: %s (the course's "
+                "tiled kernel: %.0f ms%s; the best of %d %s of each). CPU time of everything your "
+                "code ran: %.2f s (the course's kernel: %.2f s)."
+                % (reps, sub["shape"], "about %.0f ms, %.1f times the course's kernel"
                    % (loop_ms, ratio) if loop_ms is not None else "no time: it did not finish",
-                   probe_loop, ", a round trip of the matrix through the host %.0f ms" % roundtrip
-                   if roundtrip else "", sub["cpu"], base["cpu"]))
-        return text, ratio
+                   probe_ms or 0, ", a round trip of the matrix through the host %.0f ms"
+                   % roundtrip if roundtrip else "", len(pairs),
+                   "run" if len(pairs) == 1 else "runs", max(s["cpu"] for _, s in pairs),
+                   min(b["cpu"] for b, _ in pairs)))
+        return text, ratio, steady
 
     def timed_entries(self, ex, timed, spec, runs, gates):
-        texts, ratios, host, extra = [], [], [], []
-        for base, sub in runs:
-            text, ratio = self.describe_timed(spec, base, sub)
+        """@p runs: per shape, its rounds [(the course's run, the submission's run)]. What the
+        exercise forbids (host work, a second buffer) is checked on every round; the speed is
+        the steady estimate of the rounds, or no verdict."""
+        texts, ratios, unsteady, host, extra = [], [], [], [], []
+        for pairs in runs:
+            text, ratio, steady = self.describe_timed(spec, pairs)
             texts.append(text)
             ratios.append(ratio)
-            excess = sub["cpu"] - base["cpu"]
-            if excess > spec["host_cpu_s"]:
-                host.append("%.1f s of CPU time more than the course's kernel on %s"
-                            % (excess, sub["shape"]))
-            if sub["ready_used"] is not None and base["ready_used"] is not None:
-                before = (sub["ready_used"] - base["ready_used"]) / MIB
-                during = ((sub["peak"] - sub["ready_used"]) -
-                          (base["peak"] - base["ready_used"])) / MIB
-                extra.append((sub["shape"], before, during, sub["samples"]))
+            if not steady:
+                unsteady.append(pairs[-1][1]["shape"])
+            for base, sub in pairs:
+                excess = sub["cpu"] - base["cpu"]
+                if excess > spec["host_cpu_s"]:
+                    host.append("%.1f s of CPU time more than the course's kernel on %s"
+                                % (excess, sub["shape"]))
+                    break
+            for base, sub in pairs:
+                if sub["ready_used"] is not None and base["ready_used"] is not None:
+                    before = (sub["ready_used"] - base["ready_used"]) / MIB
+                    during = ((sub["peak"] - sub["ready_used"]) -
+                              (base["peak"] - base["ready_used"])) / MIB
+                    extra.append((sub["shape"], before, during, sub["samples"]))
+                else:
+                    extra.append(None)
         if host:
             gates.append(("exercise", "the timed runs used %s doing the same work on the GPU: "
                                       "the transposes were done on the host, not by a kernel"
                           % "; ".join(host)))
         measured = "\n".join(texts)
+        subs = [sub for pairs in runs for _, sub in pairs]
         out = []
         for e in timed:
             name = "%s | %s" % (ex["title"], e["title"])
-            common = dict(gtest=e["name"], gpu=True,
-                          seconds=sum(sub["ran"].seconds for _, sub in runs))
+            common = dict(gtest=e["name"], gpu=True, seconds=sum(s["ran"].seconds for s in subs))
             if e["kind"] == "speed":
-                bad = next((sub for _, sub in runs if not sub["verdict"].get("ok")), None)
+                bad = next((sub for sub in subs if not sub["verdict"].get("ok")), None)
                 if bad is not None:
                     v = bad["verdict"]
                     text, outcome = (v["message"], "failed") if not v.get("missing") else \
                         self.describe_stop(bad["ran"], bad["item"])
                     out.append(Entry(ex["id"], "speed", name, e["points"], outcome,
                                      text + "\n" + measured, **common))
+                    continue
+                if unsteady and not host:
+                    # The machine disturbed the runs more than the verdict can bear: no point is
+                    # lost for it, and a regrade on a quieter machine gives the verdict.
+                    why = ("retry: the timed runs on %s varied more than the verdict can bear "
+                           "(the machine was busy); grade this exercise again" % ", ".join(unsteady))
+                    out.append(Entry(ex["id"], "speed", name, e["points"], NOT_GRADED,
+                                     "not graded: %s\n%s" % (why, measured), reason=why,
+                                     **common))
                     continue
                 fast = all(r is not None and r <= spec["max_ratio"] for r in ratios)
                 verdict = "passed" if fast and not host else "failed"
@@ -164,15 +221,20 @@ class TimedMixin:
                     "\nAt most %g times the course's kernel passes." % spec["max_ratio"])
                 out.append(Entry(ex["id"], "speed", name, e["points"], verdict, measured + why,
                                  ratio=ratios[0], **common))
-            elif len(extra) < len(runs) or not extra:
+            elif None in extra or not extra:
                 out.append(self.not_graded_entry(ex, e, self.nvml_why or
                                                  "the timed run did not start"))
             else:
                 slack = spec["memory_slack_mib"]
+                shown = {}
+                for s, b, d, n in extra:  # the worst round of each shape is shown
+                    if s not in shown or max(b, d) > max(shown[s][0], shown[s][1]):
+                        shown[s] = (b, d, n)
                 text = "\n".join("device memory in use on %s, sampled %d times: %+.0f MiB against "
                                  "the course's in-place kernel before the first call, %+.0f MiB "
-                                 "more while the calls ran" % (s, n, b, d)
-                                 for s, b, d, n in extra) + \
+                                 "more while the calls ran (the most of %d %s)"
+                                 % (s, n, b, d, len(extra), "run" if len(extra) == 1 else "runs")
+                                 for s, (b, d, n) in shown.items()) + \
                     " (at most %d MiB more passes)." % slack
                 worst = max(max(b, d) for _, b, d, _ in extra)
                 if worst > slack:

@@ -1,0 +1,94 @@
+"""A cgroup (v2) per grading (Python standard library only): the grading and every process it
+starts (builds, sandboxes, the judge) share one bound on their memory and on their number, which
+the per-process limits of the sandbox (RLIMIT_DATA, a process limit per sandbox user) cannot
+give: 1024 processes of 16 GiB each could still take the host. Made through the cgroup files
+directly (root only); where the machine gives no cgroup v2 with the memory and pids controllers,
+the grading says so in its report, and INSTRUCTORS.md says what to run instead."""
+
+import os
+import time
+from pathlib import Path
+
+PARENT = "transpose-grader"
+
+
+def cgroup2_root(mounts="/proc/mounts"):
+    try:
+        for line in Path(mounts).read_text().splitlines():
+            fields = line.split()
+            if len(fields) > 2 and fields[2] == "cgroup2":
+                return Path(fields[1])
+    except OSError:
+        pass
+    return None
+
+
+class Limits:
+    """The grading's cgroup: enter() moves this process into a fresh group with memory.max and
+    pids.max (its children follow), leave() moves it out and removes the group with anything
+    left in it."""
+
+    def __init__(self, memory_bytes, pids, root=None):
+        self.memory_bytes, self.pids = memory_bytes, pids
+        self.root = root if root is not None else cgroup2_root()
+        self.group, self.why = None, ""
+
+    def enter(self):
+        """The report's line: what bounds this grading, or why nothing does."""
+        if self.root is None:
+            self.why = "no cgroup v2 file system is mounted"
+        elif os.geteuid() != 0 and not os.access(self.root, os.W_OK):
+            self.why = "the grader is not root"
+        else:
+            have = set((self.root / "cgroup.controllers").read_text().split()) \
+                if (self.root / "cgroup.controllers").is_file() else set()
+            if not {"memory", "pids"} <= have:
+                self.why = ("cgroup v2 has no memory and pids controllers here (%s); they are "
+                            "in cgroup v1 or not delegated" % (" ".join(sorted(have)) or "none"))
+            else:
+                try:
+                    self.make()
+                except OSError as err:
+                    self.group, self.why = None, "cgroup v2 refused a group: %s" % err
+        if self.group is None:
+            return ("Limits: no cgroup for this grading (%s): its processes are limited one by "
+                    "one, not together; INSTRUCTORS.md says how to bound the whole grading"
+                    % self.why)
+        return ("Limits: this grading and everything it ran shared one cgroup: %d MiB of "
+                "memory, %d processes" % (self.memory_bytes >> 20, self.pids))
+
+    def make(self):
+        parent = self.root / PARENT
+        # Controllers for the children of a group are enabled in its parent's subtree_control.
+        for d in (self.root, parent):
+            if d == parent:
+                parent.mkdir(exist_ok=True)
+            enabled = set((d / "cgroup.subtree_control").read_text().split()) \
+                if (d / "cgroup.subtree_control").is_file() else set()
+            if not {"memory", "pids"} <= enabled:
+                (d / "cgroup.subtree_control").write_text("+memory +pids")
+        group = parent / ("grading-%d" % os.getpid())
+        group.mkdir(exist_ok=True)
+        (group / "memory.max").write_text(str(self.memory_bytes))
+        if (group / "memory.swap.max").exists():
+            (group / "memory.swap.max").write_text("0")
+        (group / "pids.max").write_text(str(self.pids))
+        (group / "cgroup.procs").write_text(str(os.getpid()))
+        self.group = group
+
+    def leave(self):
+        if self.group is None:
+            return
+        try:
+            (self.root / "cgroup.procs").write_text(str(os.getpid()))
+            if (self.group / "cgroup.kill").exists():  # anything the grading left behind
+                (self.group / "cgroup.kill").write_text("1")
+            for _ in range(50):
+                try:
+                    self.group.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+        except OSError:
+            pass
+        self.group = None
