@@ -22,6 +22,11 @@
 #include "blocks.hpp"
 #include "check.cuh"
 
+// NCCL's windows and its device API (ncclCommWindowRegister, ncclGetPeerPointer), which the
+// direct placement and the symmetric all-to-all need, came with NCCL 2.28; older ones build the
+// pipeline alone.
+#define STEP10_HAVE_WINDOWS (NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0))
+
 namespace step10 {
 
 /// Throws course::CudaError naming the NCCL call, the place and NCCL's reason.
