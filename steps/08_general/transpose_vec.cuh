@@ -82,16 +82,11 @@ __host__ __device__ void load_aligned(unsigned t, const std::uint8_t* __restrict
   }
 }
 
-/// Where the tile's output goes: chunk (output row oc, first output column orow) of the dense
-/// cols x rows output. A parameter of the kernel, so that step 10 sends each output row to the
-/// GPU that owns it with this same kernel.
-template <int S>
-struct DenseOut {
-  std::uint8_t* __restrict__ out;
-  std::int64_t rows;  ///< the output's row length: the input's rows
-  __host__ __device__ std::uint8_t* operator()(std::int64_t oc, std::int64_t orow) const {
-    return out + (oc * rows + orow) * S;
-  }
+/// Where chunk (output row oc, first column orow) goes in the dense output, rows long; a kernel
+/// parameter, so that step 10 sends each output row to the GPU that owns it with this kernel.
+template <int S> struct DenseOut {
+  std::uint8_t* __restrict__ out; std::int64_t rows;
+  __host__ __device__ std::uint8_t* operator()(std::int64_t oc, std::int64_t orow) const { return out + (oc * rows + orow) * S; }
 };
 
 // Shared -> global: 16-byte chunks of the output rows, a 128-byte line per quarter warp.
@@ -119,16 +114,12 @@ struct VecTile {  // thread t's share of the tile at `at`; full tiles (the whole
     if (full(rows, cols, at)) load_aligned<L, true>(t, in, rows, cols, at, tile);
     else load_aligned<L, false>(t, in, rows, cols, at, tile);
   }
-  template <class Out>
+  template <class Out>  // DenseOut, another of its kind, or a pointer to the dense output
   __host__ __device__ static void store(unsigned t, Out out, std::int64_t rows, std::int64_t cols,
                                         Corner at, const std::uint8_t* tile) {
-    if (full(rows, cols, at)) store_aligned<L, true>(t, out, rows, cols, at, tile);
+    if constexpr (std::is_pointer_v<Out>) store(t, DenseOut<S>{out, rows}, rows, cols, at, tile);
+    else if (full(rows, cols, at)) store_aligned<L, true>(t, out, rows, cols, at, tile);
     else store_aligned<L, false>(t, out, rows, cols, at, tile);
-  }
-  __host__ __device__ static void store(unsigned t, std::uint8_t* __restrict__ out,
-                                        std::int64_t rows, std::int64_t cols, Corner at,
-                                        const std::uint8_t* tile) {
-    store(t, DenseOut<S>{out, rows}, rows, cols, at, tile);
   }
 };
 
