@@ -35,8 +35,7 @@ inline cudaError_t by_copy_engine(void* dst, std::size_t dst_pitch, const void* 
   return cudaMemcpy2DAsync(dst, dst_pitch, src, width, width, height, cudaMemcpyDefault, stream);
 }
 
-/// A fault put in on purpose, for the tests only: the harness must catch each one (a copy that
-/// races its pack; another GPU's copies landing before this GPU is ready, or after it reads).
+/// A fault put in on purpose, for the tests only (checks.cmake): the harness must catch each.
 enum class Fault { none, no_pack_wait, no_entry_barrier, no_exit_barrier };
 
 /// The streams and events of the direct pipeline, made once per run of the harness.
@@ -67,8 +66,7 @@ class Direct {
     for (auto* list : {&packed_, &done_})
       for (cudaEvent_t e : *list)
         if (e) cudaEventDestroy(e);
-    for (cudaEvent_t e : {start_, entered_})
-      if (e) cudaEventDestroy(e);
+    for (cudaEvent_t e : {start_, entered_}) if (e) cudaEventDestroy(e);
   }
   Direct(const Direct&) = delete;
   Direct& operator=(const Direct&) = delete;
@@ -98,7 +96,7 @@ class Direct {
       const std::int64_t h = p.at.chunks_of(p.me).count(k);
       if (h > 0) {  // an empty chunk moves nothing, but still takes its turn below
         if (fault_ == Fault::no_pack_wait) CUDA_CHECK(stall(1.0, pack_));  // the race, every time
-        pack(p, k, pack_);                                                 // part 1's pack
+        pack(p, k, pack_);
         CUDA_CHECK(cudaEventRecord(packed_[k], pack_));
         for (int i = 1; i <= G; ++i) {  // the others first (they take the links), mine last
           const int g = (p.me + i) % G;
@@ -112,9 +110,7 @@ class Direct {
           CUDA_CHECK((g == p.me ? mine_ : move_)(dst, pitch, src, width, height, to));
         }
       }
-      // In step: every GPU calls one all-reduce per chunk, its chunk empty or not, so that the
-      // GPUs' collectives match in number and order.
-      if (in_step_) c.barrier(moves_[1]);
+      if (in_step_) c.barrier(moves_[1]);  // on every GPU, every chunk: the collectives match
     }
     for (std::size_t i = 0; i < moves_.size(); ++i) {
       CUDA_CHECK(cudaEventRecord(done_[i], moves_[i]));

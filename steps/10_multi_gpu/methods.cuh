@@ -10,6 +10,7 @@
 
 #include "multi_harness.hpp"
 #include "multi_transpose.cuh"
+#include "nccl_buffer.cuh"  // STEP10_HAVE_WINDOWS
 #if STEP10_HAVE_WINDOWS
 #include "direct.cuh"
 #include "symmetric_a2a.cuh"

@@ -9,7 +9,6 @@
 //                block: a 2D copy.
 // The chunks run on three streams, so chunk c's exchange overlaps chunk c+1's pack and chunk
 // c-1's place. It runs wherever NCCL reaches (any machines); direct.cuh is faster on one.
-//
 //   mpirun -np 2 ./step10 --rows 32768 --cols 32768 --only overlapped
 #pragma once
 
@@ -21,11 +20,6 @@
 
 #include "blocks.hpp"
 #include "check.cuh"
-
-// NCCL's windows and its device API (ncclCommWindowRegister, ncclGetPeerPointer), which the
-// direct placement and the symmetric all-to-all need, came with NCCL 2.28; older ones build the
-// pipeline alone.
-#define STEP10_HAVE_WINDOWS (NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0))
 
 namespace step10 {
 

@@ -13,6 +13,10 @@
 namespace step10 {
 
 #define STEP10_HAVE_MEM_ALLOC (NCCL_VERSION_CODE >= NCCL_VERSION(2, 19, 0))
+// NCCL's windows and its device API (ncclCommWindowRegister, ncclGetPeerPointer), which the
+// direct placement and the symmetric all-to-all need, came with NCCL 2.28; older ones build the
+// pipeline alone.
+#define STEP10_HAVE_WINDOWS (NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0))
 
 /// Device memory from ncclMemAlloc, freed on every path: what a window is made of (every GPU's
 /// output block, in the harness).
