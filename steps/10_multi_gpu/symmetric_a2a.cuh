@@ -2,7 +2,9 @@
 // one: the same bytes, from and into buffers registered with NCCL as symmetric windows
 // (ncclMemAlloc, ncclCommWindowRegister with NCCL_WIN_COLL_SYMMETRIC), by ncclAlltoAll. NCCL
 // 2.28 moves them with its kernels, or with the copy engines where the communicator asks for no
-// SMs (ncclConfig_t's CTAPolicy = NCCL_CTA_POLICY_ZERO): NCCL's own version of part 2.
+// SMs (ncclConfig_t's CTAPolicy = NCCL_CTA_POLICY_ZERO): NCCL's own version of part 2. With
+// NCCL_NVLS_ENABLE=0 (run_multi sets it) neither the windows nor the copy engines' handshake use
+// NVLink multicast: NCCL then synchronises them by flags in each GPU's memory.
 #pragma once
 
 #include <nccl.h>
