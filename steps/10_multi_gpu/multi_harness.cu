@@ -122,13 +122,14 @@ class Collective {
     return v;
   }
   /// Every GPU's text (up to 63 characters), in rank order.
-  std::vector<std::string> gather(const std::string& mine, int gpus) {
+  std::vector<std::string> gather(const std::string& mine, int me, int gpus) {
     char own[64] = {};
     mine.copy(own, sizeof own - 1);
     DeviceBuffer d(sizeof own * gpus);
     std::vector<char> all(d.bytes());
-    CUDA_CHECK(cudaMemcpyAsync(d.get(), own, sizeof own, cudaMemcpyHostToDevice, s_));
-    NCCL_CHECK(ncclAllGather(d.get(), d.get(), sizeof own, ncclChar, comm_, s_));
+    char* slot = d.as<char>() + sizeof own * me;  // in place: my slot of the result
+    CUDA_CHECK(cudaMemcpyAsync(slot, own, sizeof own, cudaMemcpyHostToDevice, s_));
+    NCCL_CHECK(ncclAllGather(slot, d.get(), sizeof own, ncclChar, comm_, s_));
     CUDA_CHECK(cudaMemcpyAsync(all.data(), d.get(), d.bytes(), cudaMemcpyDeviceToHost, s_));
     CUDA_CHECK(cudaStreamSynchronize(s_));
     std::vector<std::string> out;
@@ -342,7 +343,7 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
   char bus[64] = {}, host[64] = {};
   CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, team.device()));
   gethostname(host, sizeof host - 1);
-  const std::vector<std::string> buses = all.gather(bus, G), hosts = all.gather(host, G);
+  const std::vector<std::string> buses = all.gather(bus, me, G), hosts = all.gather(host, me, G);
   const bool one_machine = std::all_of(hosts.begin(), hosts.end(), [&](const std::string& h) { return h == hosts[0]; });
   std::vector<int> devices(G, -1);
   for (int g = 0; g < G; ++g) {

@@ -31,13 +31,13 @@ inline std::string why_unreachable(const ReachFacts& f) {
     return gpu + ": NCCL registered no window (NCCL_LOCAL_REGISTER=0 and no symmetric memory): "
                  "the other GPUs' memory cannot be addressed";
   }
+  if (!f.window_mapped) {
+    return gpu + ": NCCL's window is not mapped on the other GPUs (symmetric memory off: "
+                 "NCCL_WIN_ENABLE=0, NCCL_CUMEM_ENABLE=0, GPUs without peer access or on other machines)";
+  }
   if (f.lsa < f.gpus) {
     return gpu + " reaches only " + std::to_string(f.lsa) + " of the " + std::to_string(f.gpus) +
            " GPUs by load and store (NCCL's LSA team): writing into their memory needs one machine";
-  }
-  if (!f.window_mapped) {
-    return gpu + ": NCCL's window is not mapped on the other GPUs (symmetric memory off: "
-                 "NCCL_WIN_ENABLE=0, NCCL_CUMEM_ENABLE=0, or GPUs without peer access)";
   }
   for (int g = 0; g < static_cast<int>(f.peer_access.size()); ++g) {
     if (g == f.me || f.peer_access[g] == 1) continue;
