@@ -11,6 +11,8 @@
 #   transpose_nccl                           an imported target (headers and library)
 #   TRANSPOSE_STEP10_LEFT_OUT                what was left out and how to get it, one line
 #                                            (empty when nothing was)
+#   TRANSPOSE_STEP10_WINDOWS_LEFT_OUT        the same for the direct placement and the lab, which
+#                                            need NCCL 2.28 (empty when built)
 option(TRANSPOSE_NCCL "Build step 10 (needs NCCL)" ON)
 option(TRANSPOSE_MPI "Let step 10 start under mpirun (needs MPI)" ON)
 set(TRANSPOSE_PIP_DIR "$ENV{HOME}/.local/share/transpose-course/python" CACHE PATH
@@ -19,6 +21,7 @@ set(TRANSPOSE_PIP_DIR "$ENV{HOME}/.local/share/transpose-course/python" CACHE PA
 set(TRANSPOSE_HAVE_NCCL OFF)
 set(TRANSPOSE_HAVE_MPI OFF)
 set(TRANSPOSE_STEP10_LEFT_OUT "")
+set(TRANSPOSE_STEP10_WINDOWS_LEFT_OUT "")
 
 if(TRANSPOSE_NCCL)
   # PyPI's nvidia-nccl-cu13 installs nvidia/nccl/{include,lib} (lib holds libnccl.so.2 only).
@@ -67,6 +70,12 @@ if(TRANSPOSE_NCCL)
       set_target_properties(transpose_nccl PROPERTIES IMPORTED_LOCATION ${NCCL_LIBRARY}
                             INTERFACE_INCLUDE_DIRECTORIES ${NCCL_INCLUDE_DIR})
       message(STATUS "NCCL ${NCCL_VERSION}: ${NCCL_LIBRARY}")
+      # Windows (ncclCommWindowRegister) and NCCL's device API came with 2.28: older ones build
+      # step 10's pipeline, without the direct placement and the lab.
+      if(NCCL_VERSION VERSION_LESS 2.28)
+        set(TRANSPOSE_STEP10_WINDOWS_LEFT_OUT
+            "step 10's direct placement and its lab left out: NCCL ${NCCL_VERSION} (${NCCL_LIBRARY}) is older than 2.28; point NCCL_HOME at a newer one (pip install nvidia-nccl-cu13) and configure again")
+      endif()
     endif()
   else()
     set(TRANSPOSE_STEP10_LEFT_OUT
@@ -92,7 +101,9 @@ if(TRANSPOSE_HAVE_NCCL AND TRANSPOSE_MPI)
   endif()
 endif()
 
-if(TRANSPOSE_STEP10_LEFT_OUT)
-  message(NOTICE "${TRANSPOSE_STEP10_LEFT_OUT}")
-endif()
+foreach(_left IN ITEMS "${TRANSPOSE_STEP10_LEFT_OUT}" "${TRANSPOSE_STEP10_WINDOWS_LEFT_OUT}")
+  if(_left)
+    message(NOTICE "${_left}")
+  endif()
+endforeach()
 

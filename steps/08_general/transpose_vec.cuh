@@ -82,19 +82,23 @@ __host__ __device__ void load_aligned(unsigned t, const std::uint8_t* __restrict
   }
 }
 
+/// Where chunk (output row oc, first column orow) goes in the dense output, rows long; a kernel
+/// parameter, so that step 10 sends each output row to the GPU that owns it with this kernel.
+template <int S> struct DenseOut {
+  std::uint8_t* __restrict__ out; std::int64_t rows;
+  __host__ __device__ std::uint8_t* operator()(std::int64_t oc, std::int64_t orow) const { return out + (oc * rows + orow) * S; }
+};
+
 // Shared -> global: 16-byte chunks of the output rows, a 128-byte line per quarter warp.
-template <class L, bool Full>
-__host__ __device__ void store_aligned(unsigned t, std::uint8_t* __restrict__ out,
-                                       std::int64_t rows, std::int64_t cols, Corner at,
-                                       const std::uint8_t* tile) {
-  constexpr int S = L::kElem, V = L::kVec, Q = L::kOutChunks;
+template <class L, bool Full, class Out>
+__host__ __device__ void store_aligned(unsigned t, Out out, std::int64_t rows, std::int64_t cols,
+                                       Corner at, const std::uint8_t* tile) {
+  constexpr int V = L::kVec, Q = L::kOutChunks;
 #pragma unroll
   for (int p = 0; p < L::kStorePasses; ++p) {
     const unsigned f = t + kThreads * p, c = f / Q, q = f % Q;
     const std::int64_t oc = at.c0 + c, orow = at.r0 + q * V;  // output row, first output column
-    if (Full || (oc < cols && orow < rows)) {
-      store16(out + (oc * rows + orow) * S, load16(tile + L::chunk_offset(c, q)));
-    }
+    if (Full || (oc < cols && orow < rows)) store16(out(oc, orow), load16(tile + L::chunk_offset(c, q)));
   }
 }
 
@@ -110,18 +114,19 @@ struct VecTile {  // thread t's share of the tile at `at`; full tiles (the whole
     if (full(rows, cols, at)) load_aligned<L, true>(t, in, rows, cols, at, tile);
     else load_aligned<L, false>(t, in, rows, cols, at, tile);
   }
-  __host__ __device__ static void store(unsigned t, std::uint8_t* __restrict__ out,
-                                        std::int64_t rows, std::int64_t cols, Corner at,
-                                        const std::uint8_t* tile) {
-    if (full(rows, cols, at)) store_aligned<L, true>(t, out, rows, cols, at, tile);
+  template <class Out>  // DenseOut, another of its kind, or a pointer to the dense output
+  __host__ __device__ static void store(unsigned t, Out out, std::int64_t rows, std::int64_t cols,
+                                        Corner at, const std::uint8_t* tile) {
+    if constexpr (std::is_pointer_v<Out>) store(t, DenseOut<S>{out, rows}, rows, cols, at, tile);
+    else if (full(rows, cols, at)) store_aligned<L, true>(t, out, rows, cols, at, tile);
     else store_aligned<L, false>(t, out, rows, cols, at, tile);
   }
 };
 
-template <int S, int TR, int TC>
+template <int S, int TR, int TC, class Out = DenseOut<S>>
 __global__ void __launch_bounds__(kThreads)
-    transpose_vec(const std::uint8_t* __restrict__ in, std::uint8_t* __restrict__ out,
-                  std::int64_t rows, std::int64_t cols, TileGrid grid) {
+    transpose_vec(const std::uint8_t* __restrict__ in, Out out, std::int64_t rows,
+                  std::int64_t cols, TileGrid grid) {
   using Tile = VecTile<S, TR, TC>;
   __shared__ __align__(16) std::uint8_t tile[Tile::L::kBytes];
   std::int64_t ty, tx;
@@ -140,8 +145,8 @@ cudaError_t launch_vec(const void* in, void* out, std::int64_t rows, std::int64_
   const std::int64_t blocks = blocks_for(rows, cols, {TR, TC});
   if (blocks < 0) return cudaErrorInvalidValue;
   transpose_vec<S, TR, TC><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-      static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols,
-      make_grid(rows, cols, TR, TC, S));
+      static_cast<const std::uint8_t*>(in), DenseOut<S>{static_cast<std::uint8_t*>(out), rows},
+      rows, cols, make_grid(rows, cols, TR, TC, S));
   return cudaGetLastError();
 }
 

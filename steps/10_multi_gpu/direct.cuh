@@ -4,7 +4,8 @@
 // of columns of g's output block, and a copy engine puts it there through g's window
 // (window.cuh), a 2D copy over NVLink. The receiver makes no pass, there is no receive buffer,
 // and the copy engines take no SMs from the transposes. On one machine only: elsewhere the
-// windows cannot be mapped, and the method refuses (multi_transpose.cuh runs anywhere).
+// windows cannot be mapped, and the method refuses (multi_transpose.cuh runs anywhere). The
+// method is safe on its own: it waits for every GPU on entry and on exit (two all-reduces).
 //
 //   make step10 && ./step10 --rows 32768 --cols 32768
 #pragma once
@@ -18,6 +19,7 @@
 
 #include "multi_harness.hpp"
 #include "multi_transpose.cuh"
+#include "stall.cuh"
 #include "window.cuh"
 
 namespace step10 {
@@ -33,6 +35,9 @@ inline cudaError_t by_copy_engine(void* dst, std::size_t dst_pitch, const void* 
   return cudaMemcpy2DAsync(dst, dst_pitch, src, width, width, height, cudaMemcpyDefault, stream);
 }
 
+/// A fault put in on purpose, for the tests only (checks.cmake): the harness must catch each.
+enum class Fault { none, no_pack_wait, no_entry_barrier, no_exit_barrier };
+
 /// The streams and events of the direct pipeline, made once per run of the harness.
 class Direct {
  public:
@@ -40,10 +45,11 @@ class Direct {
   /// others). @p in_turn: one stream for the pieces of all other GPUs, one after another (each GPU
   /// starts with the next GPU's), else one stream per GPU, all at once.
   /// @p in_step (the lab's): in turn, and the GPUs wait for each other after each chunk.
-  Direct(const Context& c, MovePiece move, bool in_turn, MovePiece mine = nullptr, bool in_step = false)
+  Direct(const Context& c, MovePiece move, bool in_turn, MovePiece mine = nullptr,
+         bool in_step = false, Fault fault = Fault::none)
       : window_(c), move_(move), mine_(mine ? mine : move), in_turn_(in_turn || in_step),
-        in_step_(in_step), packed_(c.at.chunks) {
-    if (!window_.why_not(c).empty()) return;
+        in_step_(in_step), fault_(fault), packed_(c.at.chunks) {
+    if (!window_.why_not().empty()) return;
     int low = 0, high = 0;
     CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&low, &high));
     CUDA_CHECK(cudaStreamCreateWithPriority(&pack_, cudaStreamNonBlocking, low));
@@ -52,7 +58,7 @@ class Direct {
     for (cudaStream_t& m : moves_) CUDA_CHECK(cudaStreamCreateWithPriority(&m, cudaStreamNonBlocking, high));
     for (cudaEvent_t& e : packed_) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     for (cudaEvent_t& e : done_) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    CUDA_CHECK(cudaEventCreateWithFlags(&start_, cudaEventDisableTiming));
+    for (cudaEvent_t* e : {&start_, &entered_}) CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
   }
   ~Direct() {  // no checks: a destructor must not throw
     if (pack_) cudaStreamDestroy(pack_);
@@ -60,12 +66,12 @@ class Direct {
     for (auto* list : {&packed_, &done_})
       for (cudaEvent_t e : *list)
         if (e) cudaEventDestroy(e);
-    if (start_) cudaEventDestroy(start_);
+    for (cudaEvent_t e : {start_, entered_}) if (e) cudaEventDestroy(e);
   }
   Direct(const Direct&) = delete;
   Direct& operator=(const Direct&) = delete;
 
-  std::string why_not(const Context& c) const { return window_.why_not(c); }
+  const std::string& why_not() const { return window_.why_not(); }
 
   /// One transpose; @p s waits until every GPU's pieces, this GPU's included, are in place.
   void run(const Context& c, cudaStream_t s) {
@@ -75,58 +81,70 @@ class Direct {
       CUDA_CHECK(local_transpose(p.in, p.out, p.at.rows, p.at.cols, p.at.elem, s));
       return;
     }
+    // The packs write only my own send buffer: they start at once. The copies write into the
+    // other GPUs' outputs: they wait until every GPU has reached this call (entry barrier), so
+    // that none is still reading or poisoning its output; the barrier hides under the first pack.
     CUDA_CHECK(cudaEventRecord(start_, s));
     CUDA_CHECK(cudaStreamWaitEvent(pack_, start_));
-    for (cudaStream_t m : moves_) CUDA_CHECK(cudaStreamWaitEvent(m, start_));
+    if (fault_ != Fault::no_entry_barrier) c.barrier(s);
+    CUDA_CHECK(cudaEventRecord(entered_, s));
+    for (cudaStream_t m : moves_) CUDA_CHECK(cudaStreamWaitEvent(m, entered_));
+    if (fault_ == Fault::no_exit_barrier)  // GPU g's copies late by g x 20 ms: the race, every time
+      for (cudaStream_t m : moves_) CUDA_CHECK(stall(20.0 * p.me, m));
     const std::size_t elem = p.at.elem, pitch = p.at.rows * elem;
     for (int k = 0; k < p.at.chunks; ++k) {
       const std::int64_t h = p.at.chunks_of(p.me).count(k);
-      if (h == 0) break;
-      pack(p, k, pack_);
-      CUDA_CHECK(cudaEventRecord(packed_[k], pack_));
-      for (int i = 1; i <= G; ++i) {  // the others first (they take the links), mine last
-        const int g = (p.me + i) % G;
-        const Piece piece = p.at.sent(p.me, g, k);
-        if (piece.count == 0) continue;
-        const cudaStream_t to = in_turn_ ? moves_[g == p.me ? 0 : 1] : moves_[g];
-        CUDA_CHECK(cudaStreamWaitEvent(to, packed_[k]));
-        void* dst = window_.out(g) + p.at.column(p.me, k) * elem;
-        const void* src = p.byte(p.send, piece.offset);
-        const std::size_t width = h * elem, height = p.at.col_blocks().count(g);
-        CUDA_CHECK((g == p.me ? mine_ : move_)(dst, pitch, src, width, height, to));
+      if (h > 0) {  // an empty chunk moves nothing, but still takes its turn below
+        if (fault_ == Fault::no_pack_wait) CUDA_CHECK(stall(1.0, pack_));  // the race, every time
+        pack(p, k, pack_);
+        CUDA_CHECK(cudaEventRecord(packed_[k], pack_));
+        for (int i = 1; i <= G; ++i) {  // the others first (they take the links), mine last
+          const int g = (p.me + i) % G;
+          const Piece piece = p.at.sent(p.me, g, k);
+          if (piece.count == 0) continue;
+          const cudaStream_t to = in_turn_ ? moves_[g == p.me ? 0 : 1] : moves_[g];
+          if (fault_ != Fault::no_pack_wait) CUDA_CHECK(cudaStreamWaitEvent(to, packed_[k]));
+          void* dst = window_.out(g) + p.at.column(p.me, k) * elem;
+          const void* src = p.byte(p.send, piece.offset);
+          const std::size_t width = h * elem, height = p.at.col_blocks().count(g);
+          CUDA_CHECK((g == p.me ? mine_ : move_)(dst, pitch, src, width, height, to));
+        }
       }
-      if (in_step_) c.barrier(moves_[1]);
+      if (in_step_) c.barrier(moves_[1]);  // on every GPU, every chunk: the collectives match
     }
     for (std::size_t i = 0; i < moves_.size(); ++i) {
       CUDA_CHECK(cudaEventRecord(done_[i], moves_[i]));
       CUDA_CHECK(cudaStreamWaitEvent(s, done_[i]));
     }
-    c.barrier(s);  // every GPU's pieces have landed in every output
+    // Exit barrier: my output is complete once every other GPU's copies into it are done.
+    if (fault_ != Fault::no_exit_barrier) c.barrier(s);
   }
 
  private:
   Window window_;
   MovePiece move_, mine_;
   bool in_turn_, in_step_;
+  Fault fault_;
   cudaStream_t pack_ = nullptr;
   std::vector<cudaStream_t> moves_;
   std::vector<cudaEvent_t> packed_, done_;
-  cudaEvent_t start_ = nullptr;
+  cudaEvent_t start_ = nullptr, entered_ = nullptr;
 };
 
 /// The direct pipeline as the harness sees it (the lab passes other movers and orders).
 inline Method direct(MovePiece move = by_copy_engine, bool in_turn = true,
                      const std::string& id = "direct",
                      const std::string& name = "direct: pieces placed by the copy engines",
-                     MovePiece mine = nullptr, bool in_step = false) {
+                     MovePiece mine = nullptr, bool in_step = false, Fault fault = Fault::none) {
   auto state = std::make_shared<std::unique_ptr<Direct>>();
   Method m;
   m.id = id;
   m.name = name;
   m.chunked = true;
-  m.prepare = [state, move, in_turn, mine, in_step](const Context& c) {
-    *state = std::make_unique<Direct>(c, move, in_turn, mine, in_step);
-    return (*state)->why_not(c);
+  m.hidden = fault != Fault::none;
+  m.prepare = [state, move, in_turn, mine, in_step, fault](const Context& c) {
+    *state = std::make_unique<Direct>(c, move, in_turn, mine, in_step, fault);
+    return (*state)->why_not();
   };
   m.run = [state](const Context& c, cudaStream_t s) { (*state)->run(c, s); };
   m.release = [state] { state->reset(); };

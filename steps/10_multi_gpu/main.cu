@@ -11,11 +11,14 @@ int main(int argc, char** argv) {
       "The matrix is split by rows over G GPUs, one process each, and so is its transpose:\n"
       "every GPU keeps 1/G of its rows' data and sends 1/G to each other GPU. Chunk by chunk,\n"
       "step 08's kernel transposes its rows into a send buffer, NCCL exchanges the pieces,\n"
-      "and a 2D copy puts each received piece in place; the three run on three streams, so\n"
-      "the transpose costs about NCCL's all-to-all of the same bytes (the ceiling, timed in\n"
-      "the same run). Each GPU checks its own block. ./step10 uses every GPU of this machine;\n"
+      "and a 2D copy puts each received piece in place; the three run on three streams, which\n"
+      "hides part of the passes. On one machine the direct placement (part 2) writes each\n"
+      "piece straight into its owner's output instead. NCCL's all-to-all of the same bytes,\n"
+      "plain and on symmetric windows, is timed in the same run (reference rows, not bounds).\n"
+      "Each GPU checks its own block. ./step10 uses every GPU of this machine;\n"
       "mpirun -np G ./step10 starts one process per GPU on any machines. In the table, GB/s\n"
-      "is per GPU and % a2a takes the place of % copy: the all-to-all is this step's ceiling.";
+      "is per GPU and % a2a takes the place of % copy: % of the plain all-to-all.\n"
+      "--only takes ids separated by commas.";
   step.types = course::all_elem_types();  // every type, float32 (the default) first
   step10::add_multi_options(&step);
   return step10::run_multi(argc, argv, step,

@@ -1,14 +1,20 @@
 // The methods of step 10 as the harness sees them: the pipeline of multi_transpose.cuh (any
 // machines) and the direct placement of direct.cuh (one machine), their streams made once per
-// run. The plain order, the peer writes and the other movers are in lab/.
+// run, after NCCL's all-to-all on symmetric windows (reference rows, beside the harness's plain
+// one). The plain order, the peer writes and the other movers are in lab/. With an NCCL older
+// than 2.28 (no windows) the pipeline runs alone.
 #pragma once
 
 #include <memory>
 #include <vector>
 
-#include "direct.cuh"
 #include "multi_harness.hpp"
 #include "multi_transpose.cuh"
+#include "nccl_buffer.cuh"  // STEP10_HAVE_WINDOWS
+#if STEP10_HAVE_WINDOWS
+#include "direct.cuh"
+#include "symmetric_a2a.cuh"
+#endif
 
 namespace step10 {
 
@@ -27,6 +33,12 @@ inline Method overlapped() {
   return m;
 }
 
-inline std::vector<Method> methods() { return {overlapped(), direct()}; }
+inline std::vector<Method> methods() {
+#if STEP10_HAVE_WINDOWS
+  return {a2a_symmetric(false), a2a_symmetric(true), overlapped(), direct()};
+#else
+  return {overlapped()};
+#endif
+}
 
 }  // namespace step10

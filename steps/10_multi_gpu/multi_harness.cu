@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,15 +12,19 @@
 #include <new>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "check.cuh"
 #include "device_buffer.cuh"
 #include "device_info.hpp"
 #include "errors.hpp"
 #include "host_data.hpp"
+#include "link_rate.hpp"
 #include "report.hpp"
 #include "team.hpp"
+#include "stall.cuh"
 #include "timer.cuh"
-#include "window.cuh"
+#include "nccl_buffer.cuh"
 
 namespace step10 {
 
@@ -80,6 +85,9 @@ namespace {
 constexpr std::size_t kGuard = 4096;
 // Room left for NCCL's own buffers and the CUDA context when checking the free memory.
 constexpr std::size_t kRoomForNccl = std::size_t{512} << 20;
+// How long GPU g waits, times g, before a verified run: longer than any run of the tests' shapes
+// takes to start writing.
+constexpr double kStaggerMs = 20;
 
 std::string gib(double bytes) {
   char buf[32];
@@ -112,6 +120,21 @@ class Collective {
     CUDA_CHECK(cudaMemcpyAsync(v.data(), d.get(), d.bytes(), cudaMemcpyDeviceToHost, s_));
     CUDA_CHECK(cudaStreamSynchronize(s_));
     return v;
+  }
+  /// Every GPU's text (up to 63 characters), in rank order.
+  std::vector<std::string> gather(const std::string& mine, int me, int gpus) {
+    char own[64] = {};
+    mine.copy(own, sizeof own - 1);
+    DeviceBuffer d(sizeof own * gpus);
+    std::vector<char> all(d.bytes());
+    char* slot = d.as<char>() + sizeof own * me;  // in place: my slot of the result
+    CUDA_CHECK(cudaMemcpyAsync(slot, own, sizeof own, cudaMemcpyHostToDevice, s_));
+    NCCL_CHECK(ncclAllGather(slot, d.get(), sizeof own, ncclChar, comm_, s_));
+    CUDA_CHECK(cudaMemcpyAsync(all.data(), d.get(), d.bytes(), cudaMemcpyDeviceToHost, s_));
+    CUDA_CHECK(cudaStreamSynchronize(s_));
+    std::vector<std::string> out;
+    for (int g = 0; g < gpus; ++g) out.emplace_back(all.data() + g * sizeof own);
+    return out;
   }
   std::uint64_t from_rank0(std::uint64_t v) {
     CUDA_CHECK(cudaMemcpyAsync(buf_.get(), &v, sizeof v, cudaMemcpyHostToDevice, s_));
@@ -194,28 +217,12 @@ course::Timing time_all(const Context& c, Collective& all, cudaStream_t s,
 
 std::string gpus_text(int g) { return std::to_string(g) + (g == 1 ? " GPU" : " GPUs"); }
 
-// The link's rate each way, in GB/s, where the GPU says what it is: NVLink 4 (Hopper, 18 links of
-// 25 GB/s) or NVLink 3 (A100, 12 of 25), recognised by native atomics between this GPU and
-// another one of this process's; 0 where unknown (PCIe, another machine's GPUs).
-double link_gbps_each_way(int device) {
-  int count = 0, major = 0;
-  CUDA_CHECK(cudaGetDeviceCount(&count));
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  for (int other = 0; other < count; ++other) {
-    int atomics = 0;
-    if (other == device) continue;
-    CUDA_CHECK(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, device, other));
-    if (atomics && major == 9) return 450.0;
-    if (atomics && major == 8) return 300.0;
-  }
-  return 0.0;
-}
-
 // What no transpose across the GPUs can beat: the bytes that cross a link each way over the
 // link's rate, or its own block read and written once at the copy's pace, whichever is longer.
 struct Bound {
   double link_bytes = 0;  ///< the most any GPU sends or receives
-  double link_gbps = 0;   ///< each way; 0: unknown
+  double link_gbps = 0;   ///< each way, theoretical; 0: unknown
+  std::string link_what;  ///< how it was found, or why it is unknown
   double local_bytes = 0; ///< the largest input block plus its output block
   double copy_gbps = 0;   ///< cudaMemcpy device to device, timed in this run (read + write)
   double link_ms() const { return link_gbps > 0 ? link_bytes / link_gbps / 1e6 : 0; }
@@ -236,9 +243,10 @@ void print_table(std::ostream& os, const course::Report& r, const Layout& at,
      << "\nbound " << std::setprecision(3) << b.ms() << " ms: the larger of " << b.link_bytes / 1e6
      << " MB each way over a link of ";
   if (b.link_gbps > 0) {
-    os << std::setprecision(0) << b.link_gbps << " GB/s (" << std::setprecision(3) << b.link_ms() << " ms)";
+    os << std::setprecision(0) << b.link_gbps << " GB/s (" << b.link_what << "; "
+       << std::setprecision(3) << b.link_ms() << " ms)";
   } else {
-    os << "unknown rate (not NVLink 3 or 4: left out)";
+    os << "unknown rate (" << b.link_what << ": left out)";
   }
   os << " and " << std::setprecision(1) << b.local_bytes / 1e6 << " MB read and written at the copy's "
      << std::setprecision(0) << b.copy_gbps << " GB/s (" << std::setprecision(3) << b.local_ms()
@@ -330,9 +338,23 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
   // A copy from pageable memory may return before it lands, and the streams below do not wait
   // for the default stream.
   CUDA_CHECK(cudaDeviceSynchronize());
-  const Context ctx{at,        me,        team.comm(), in.get(),  out.as<char>() + kGuard,
-                    send.get(), recv.get(), out.get(),   kGuard,    out.bytes(),
-                    scratch.as<float>()};
+  // Every GPU's bus id and machine: which CUDA device each one is here (for peer access), and
+  // whether they share one machine (for the link's rate).
+  char bus[64] = {}, host[64] = {};
+  CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, team.device()));
+  gethostname(host, sizeof host - 1);
+  const std::vector<std::string> buses = all.gather(bus, me, G), hosts = all.gather(host, me, G);
+  const bool one_machine = std::all_of(hosts.begin(), hosts.end(), [&](const std::string& h) { return h == hosts[0]; });
+  std::vector<int> devices(G, -1);
+  for (int g = 0; g < G; ++g) {
+    if (hosts[g] != host || cudaDeviceGetByPCIBusId(&devices[g], buses[g].c_str()) != cudaSuccess) {
+      devices[g] = -1;
+      cudaGetLastError();  // not visible here: an answer, not an error to keep
+    }
+  }
+  const Context ctx{at,         me,         team.comm(), in.get(),    out.as<char>() + kGuard,
+                    send.get(), recv.get(), out.get(),   kGuard,      out.bytes(),
+                    scratch.as<float>(),    devices};
   std::unique_ptr<std::uint8_t[]> h_out;
   if (opt.verify) h_out = host_bytes(out.bytes());
 
@@ -352,7 +374,17 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
     bound.link_bytes = std::max({bound.link_bytes, sent, got});
     bound.local_bytes = std::max(bound.local_bytes, static_cast<double>(at.in_elems(g) + at.out_elems(g)) * elem);
   }
-  bound.link_gbps = G > 1 ? link_gbps_each_way(team.device()) : 0;
+  {
+    // The slowest GPU's links set the bound; GPUs on other machines meet the network, whose rate
+    // NVML does not give.
+    std::vector<std::string> others;
+    for (int g = 0; g < G; ++g) if (g != me) others.push_back(buses[g]);
+    const LinkRate r = !one_machine ? LinkRate{0, "GPUs on other machines: the network's rate"}
+                                    : link_rate(query_links(buses[me], others));
+    const double slowest = G > 1 ? -all.max(std::vector<float>{-static_cast<float>(r.gbps)})[0] : 0;
+    bound.link_gbps = slowest;
+    bound.link_what = G == 1 ? "one GPU: no link" : slowest == static_cast<float>(r.gbps) ? r.what : "the slowest GPU's";
+  }
   const double moved = G == 1 ? bound.local_bytes : 2 * crossing / G;  // per GPU
   auto rate = [&](course::ResultRow* row) {
     row->gbps = moved / (row->median_ms * 1e-3) / 1e9;
@@ -406,12 +438,22 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
     if (m.reference) {
       row.verified = "-";
     } else if (opt.verify) {
+      // Every buffer the method may read or write is poisoned, the staging buffers included, so
+      // that a copy which races its pack reads poison instead of an earlier method's bytes. The
+      // method gets no barrier from here: after one that lines the GPUs up, GPU g waits g times
+      // kStagger before poisoning, so that a method which writes into another GPU's output
+      // before that GPU is ready (no entry barrier), or lets a GPU read its output before the
+      // others' writes land (no exit barrier), fails this check every time.
+      ctx.barrier(s);
+      CUDA_CHECK(stall(kStaggerMs * me, s));
       CUDA_CHECK(cudaMemsetAsync(out.get(), course::kPoisonByte, out.bytes(), s));
-      ctx.barrier(s);  // every output poisoned before any GPU writes into another's
+      CUDA_CHECK(cudaMemsetAsync(send.get(), course::kPoisonByte, send.bytes(), s));
+      CUDA_CHECK(cudaMemsetAsync(recv.get(), course::kPoisonByte, recv.bytes(), s));
       run(s);
-      ctx.barrier(s);  // and every write done before any GPU reads its own
       CUDA_CHECK(cudaStreamSynchronize(s));
       CUDA_CHECK(cudaMemcpy(h_out.get(), out.get(), out.bytes(), cudaMemcpyDeviceToHost));
+      ctx.barrier(s);  // no GPU poisons for the next method while another still reads
+      CUDA_CHECK(cudaStreamSynchronize(s));
       std::string bad;
       for (std::size_t i = 0; i < kGuard && bad.empty(); ++i) {
         if (h_out[i] != course::kPoisonByte) bad = "wrote before the start of its output block";
@@ -451,6 +493,16 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
                    "transfers); the all-to-all is NCCL copying it to itself\n";
     }
     for (const std::string& n : notes) std::cout << "note: " << n << "\n";
+    // The targets are against the fastest of NCCL's all-to-alls, plain or on symmetric windows.
+    const course::ResultRow* best = nullptr;
+    for (const course::ResultRow& row : report.rows)
+      if (row.id.rfind("a2a", 0) == 0 && row.verified != "refused" && (!best || row.median_ms < best->median_ms)) best = &row;
+    std::ostringstream pct;
+    for (const course::ResultRow& row : report.rows)
+      if (row.verified == "yes") pct << (pct.tellp() > 0 ? ", " : "") << row.id << " " << std::fixed << std::setprecision(1) << 100.0 * best->median_ms / row.median_ms;
+    if (G > 1 && best && pct.tellp() > 0) {
+      std::cout << "note: % of the fastest NCCL all-to-all (" << best->id << ", " << std::setprecision(4) << best->median_ms << " ms): " << pct.str() << "\n";
+    }
     if (!opt.csv.empty()) course::append_csv(opt.csv, report);
   }
   return failed ? course::kExitVerifyFailed : course::kExitOk;
@@ -468,6 +520,7 @@ void list(const course::StepInfo& step, const std::vector<Method>& methods, int 
               << (t == step.types.front() ? "default" : takes ? "yes" : "no") << '\n';
   }
   for (const Method& m : methods) {
+    if (m.hidden) continue;
     std::cout << "kernel\t" << run_id(m.id, gpus, m.chunked, chunks) << '\t' << m.name << ", "
               << gpus_text(gpus) << '\n';
   }
@@ -507,15 +560,28 @@ int run_multi(int argc, char** argv, const course::StepInfo& step, const MethodL
       if (lead) list(step, make(opt), g == "all" ? gpus_here() : std::stoi(g), opt.get("chunks"));
       return course::kExitOk;
     }
-    // --only: the method with that id (its own, or as the data has it), else those whose name
-    // holds the text.
+    // --only: the methods with these ids (comma-separated; their own, or as the data has them),
+    // else those whose name holds the text. A hidden method (a test's fault) runs only by its id.
+    std::vector<std::string> wanted;
+    for (std::size_t at = 0; at <= opt.only.size();) {
+      const std::size_t comma = std::min(opt.only.find(',', at), opt.only.size());
+      if (comma > at) wanted.push_back(opt.only.substr(at, comma - at));
+      at = comma + 1;
+    }
+    // "direct" or "direct-2gpus", not "direct-at-once": after the id, only the GPUs and chunks.
+    const auto is = [](const Method& m, const std::string& w) {
+      return m.id == w || (w.rfind(m.id + "-", 0) == 0 && w.size() > m.id.size() + 1 &&
+                           std::isdigit(static_cast<unsigned char>(w[m.id.size() + 1])));
+    };
     std::vector<Method> all = make(opt), methods;
     bool by_id = false;
-    for (const Method& m : all) by_id = by_id || m.id == opt.only || opt.only.rfind(m.id + "-", 0) == 0;
+    for (const Method& m : all)
+      for (const std::string& w : wanted) by_id = by_id || is(m, w);
     for (Method& m : all) {
-      const bool named = by_id ? m.id == opt.only || opt.only.rfind(m.id + "-", 0) == 0
-                               : m.name.find(opt.only) != std::string::npos;
-      if (opt.only.empty() || named) methods.push_back(std::move(m));
+      bool named = false;
+      for (const std::string& w : wanted)
+        named = named || (by_id ? is(m, w) : !m.hidden && m.name.find(w) != std::string::npos);
+      if ((wanted.empty() && !m.hidden) || named) methods.push_back(std::move(m));
     }
     if (methods.empty()) {
       throw UsageError("--only: no kernel of " + step.binary + " matches '" + opt.only + "'");

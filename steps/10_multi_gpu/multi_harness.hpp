@@ -34,6 +34,9 @@ struct Context {
   std::size_t out_offset;   ///< bytes from out_allocation to out
   std::size_t out_allocation_bytes;  ///< its size
   float* scratch;           ///< one float of device memory for barrier()
+  /// Every GPU's CUDA device in this process (by PCI bus id), -1 where it is not visible here:
+  /// what cudaDeviceCanAccessPeer is asked about.
+  std::vector<int> devices;
 
   /// This GPU's part, with the run's chunks or with @p chunks.
   Part part() const { return {at, me, in, out, send, recv}; }
@@ -57,6 +60,9 @@ struct Method {
   /// A reference row: it moves the same bytes without transposing them (a copy over the links),
   /// so it is timed but not verified.
   bool reference = false;
+  /// A fault put in on purpose for the tests (direct.cuh's Fault): left out of --list and of
+  /// every run but one whose --only names its id.
+  bool hidden = false;
   /// Once on every GPU, before the first run: "" or why the method cannot run here. Optional.
   std::function<std::string(const Context&)> prepare;
   /// One transpose: enqueues this GPU's part of it on the stream.

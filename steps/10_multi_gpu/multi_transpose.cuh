@@ -9,7 +9,6 @@
 //                block: a 2D copy.
 // The chunks run on three streams, so chunk c's exchange overlaps chunk c+1's pack and chunk
 // c-1's place. It runs wherever NCCL reaches (any machines); direct.cuh is faster on one.
-//
 //   mpirun -np 2 ./step10 --rows 32768 --cols 32768 --only overlapped
 #pragma once
 

@@ -20,6 +20,15 @@ all_to_all_single, unpack what came back into the transpose):
   piece     the course's first peer, "eager, per piece": x.split(...) by the GPU that owns
             the columns, each piece copied into send, all_to_all_single with split sizes,
             then recv.view(R, cols).t().contiguous().
+  symm      what a user who knows NVLink writes: every GPU's output is a buffer of
+            torch.distributed._symmetric_memory (symm_mem.empty, symm_mem.rendezvous, and
+            get_buffer for each GPU's), and between two of the handle's barriers each GPU copies
+            its transposed blocks straight into the owners' outputs:
+                peer[:, rfirst[me]:+rows].copy_(x[:, cfirst[j]:+ccount[j]].t())
+            No all-to-all, no staging: one copy kernel per owner, its stores over NVLink.
+  symm-compiled  the same copies under torch.compile (the barriers stay eager).
+  Where symmetric memory or torch.compile cannot run on the installed versions, the program
+  is skipped and the error printed.
 
 Measured the way step 10's harness measures: every repetition starts together on every GPU (an
 all-reduce, untimed), CUDA events around it on each GPU, the slowest GPU's time per repetition,
@@ -33,7 +42,8 @@ Rows go to the terminal (per program: the median ms over runs and its % of the a
 the best PyTorch program per shape) and, with --csv, to a CSV in the format of
 common/report.hpp, step "pytorch-nccl"; for 2 GPUs the ids are "a2a-2gpus" (the ceiling,
 kernel "copy: all_to_all_single, 2 GPUs"; % copy is % of it), "torch-short-2gpus",
-"torch-compiled-2gpus" and "torch-2gpus" (the per-piece program).
+"torch-compiled-2gpus", "torch-2gpus" (the per-piece program), "torch-symm-2gpus" and
+"torch-symm-compiled-2gpus".
 
     python3 steps/10_multi_gpu/peers_pytorch.py --gpus 2 --csv plots/data/bench.csv
     python3 steps/10_multi_gpu/peers_pytorch.py --shapes 32768x32768 --types f32,i8 --runs 3
@@ -65,6 +75,9 @@ PROGRAMS = (
     ("short", "torch-short", "eager: one pack copy, all_to_all_single, one permute, "),
     ("compiled", "torch-compiled", "torch.compile'd pack and unpack around all_to_all_single, "),
     ("piece", "torch", "eager, per piece: split, all_to_all_single, t().contiguous(), "),
+    ("symm", "torch-symm", "symmetric memory: transposed blocks copied into the owners' outputs, "),
+    ("symm-compiled", "torch-symm-compiled",
+     "symmetric memory, the copies under torch.compile, "),
 )
 
 
@@ -75,8 +88,8 @@ def parse_args(argv):
                    "i8 %s; f64 %s)" % (DEFAULT_SHAPES["f32"], DEFAULT_SHAPES["i8"],
                                        DEFAULT_SHAPES["f64"]))
     p.add_argument("--types", default="f32,i8,f64", help="among " + ",".join(TYPES))
-    p.add_argument("--programs", default="short,compiled,piece",
-                   help="among short,compiled,piece (default: all three)")
+    p.add_argument("--programs", default="short,compiled,piece,symm,symm-compiled",
+                   help="among short,compiled,piece,symm,symm-compiled (default: all)")
     p.add_argument("--csv", default="", help="append CSV rows to this file (header if new)")
     p.add_argument("--reps", type=int, default=20, help="timed repetitions (default 20)")
     p.add_argument("--warmup", type=int, default=5, help="untimed runs first (default 5)")
@@ -200,6 +213,95 @@ def short_program(R, C, G, me):
     return pack, unpack, [r * cols for r in rcount], [rows * c for c in ccount]
 
 
+def symmetric_outputs(R, C, G, me, x, dev):
+    """The symm program for GPU me: (eager program, a function that returns it compiled).
+
+    Every GPU's output block is one symmetric-memory buffer of the same size (the largest
+    block), so that every GPU can address every other's: get_buffer(g, ...) is GPU g's block
+    as a tensor on this GPU. GPU me's rows rfirst[me].. of the input are columns rfirst[me]..
+    of every output row; the rows that GPU j owns are input columns cfirst[j]..: the block
+    x[:, cfirst[j]:+ccount[j]] transposed. Each GPU starts with the next GPU's block, as step
+    10's direct placement. The handle's barrier before the copies makes sure no GPU is still
+    reading its output; the one after, that every block has landed."""
+    import torch
+    import torch.distributed as dist
+    import torch.distributed._symmetric_memory as symm_mem
+
+    rfirst, rcount = blocks(R, G)
+    cfirst, ccount = blocks(C, G)
+    rows = rcount[me]
+    group = dist.group.WORLD
+    if hasattr(symm_mem, "enable_symm_mem_for_group"):  # needed before PyTorch 2.9, a no-op after
+        symm_mem.enable_symm_mem_for_group(group.group_name)
+    buf = symm_mem.empty(max(ccount) * R, dtype=x.dtype, device=dev)
+    handle = symm_mem.rendezvous(buf, group)
+    outs = [handle.get_buffer(g, (ccount[g], R), x.dtype) for g in range(G)]
+    order = [(me + i) % G for i in range(1, G + 1)]  # the others first, mine last
+    order = [j for j in order if ccount[j] > 0 and rows > 0]
+
+    def copies(x):
+        for j in order:
+            outs[j][:, rfirst[me]:rfirst[me] + rows].copy_(
+                x[:, cfirst[j]:cfirst[j] + ccount[j]].t())
+
+    def around(move):
+        def program():
+            handle.barrier(channel=0)
+            move(x)
+            handle.barrier(channel=0)
+            return outs[me]
+        return program
+
+    def compiled():
+        cmove = torch.compile(copies, dynamic=False, fullgraph=True)
+        cmove(x)  # compiled here, on the shapes the timing will use (no GPU reads its output yet)
+        return around(cmove)
+
+    def poison():
+        """Every byte of my output wrong before a verified run, so that a block that never
+        arrives shows (the program's first barrier keeps the others' copies after this)."""
+        buf.view(torch.uint8).fill_(0xFF)
+
+    return around(copies), compiled, poison
+
+
+def nvlink_gbps(G):
+    """GPU 0's active NVLinks x NVML's speed per link (MB/s each way), in GB/s, where NVML says
+    NVLink joins it to GPUs 1 .. G-1 (by index: CUDA_VISIBLE_DEVICES unset); 0 where unknown."""
+    import ctypes
+
+    class Field(ctypes.Structure):  # nvml.h's nvmlFieldValue_t
+        _fields_ = [("fieldId", ctypes.c_uint), ("scopeId", ctypes.c_uint),
+                    ("timestamp", ctypes.c_longlong), ("latencyUsec", ctypes.c_longlong),
+                    ("valueType", ctypes.c_uint), ("nvmlReturn", ctypes.c_uint),
+                    ("value", ctypes.c_ulonglong)]
+    try:
+        nvml = ctypes.CDLL("libnvidia-ml.so.1")
+        if nvml.nvmlInit_v2() != 0:
+            return 0.0
+        devs = [ctypes.c_void_p() for _ in range(G)]
+        for i, d in enumerate(devs):
+            if nvml.nvmlDeviceGetHandleByIndex_v2(i, ctypes.byref(d)) != 0:
+                return 0.0
+        f = (Field * 2)()
+        f[0].fieldId, f[1].fieldId = 90, 91  # NVLINK_SPEED_MBPS_COMMON, NVLINK_LINK_COUNT
+        if nvml.nvmlDeviceGetFieldValues(devs[0], 2, f) != 0 or f[0].nvmlReturn or f[1].nvmlReturn:
+            return 0.0
+        active = 0
+        for link in range(f[1].value & 0xFFFFFFFF):
+            state = ctypes.c_int()
+            if nvml.nvmlDeviceGetNvLinkState(devs[0], link, ctypes.byref(state)) == 0 and state.value:
+                active += 1
+        for d in devs[1:]:
+            status = ctypes.c_int(-1)
+            if nvml.nvmlDeviceGetP2PStatus(devs[0], d, 2, ctypes.byref(status)) != 0 or status.value:
+                return 0.0  # 2: NVML_P2P_CAPS_INDEX_NVLINK; 0: NVML_P2P_STATUS_OK
+        nvml.nvmlShutdown()
+        return active * (f[0].value & 0xFFFFFFFF) / 1000.0
+    except (OSError, AttributeError):
+        return 0.0
+
+
 def worker(rank, G, plan, args, init_file, results):
     import torch
     import torch.distributed as dist
@@ -303,7 +405,7 @@ def worker(rank, G, plan, args, init_file, results):
                 return unpack(recv)
             return program
 
-        programs, notes = {}, []
+        programs, notes, symm = {}, [], None
         for name in args.programs:
             if name == "short":
                 programs[name] = around(pack, unpack)
@@ -328,6 +430,20 @@ def worker(rank, G, plan, args, init_file, results):
                                  (why or "on another GPU"))
                 torch.cuda.synchronize()
 
+        for name in [n for n in args.programs if n.startswith("symm")]:
+            why = ""
+            try:
+                if symm is None:
+                    symm = symmetric_outputs(R, C, G, rank, x, dev)
+                programs[name] = symm[0] if name == "symm" else symm[1]()
+            except Exception as e:  # no symmetric memory here, an unsupported PyTorch...
+                lines = str(e).strip().splitlines() or [type(e).__name__]
+                why = "%s: %s" % (type(e).__name__, lines[0][:160])
+            if not all_ok(not why):
+                programs.pop(name, None)
+                notes.append("%s skipped: %s" % (name, why or "failed on another GPU"))
+            torch.cuda.synchronize()
+
         runs = []
         for _ in range(args.runs):
             run = {"a2a": time_ms(lambda: dist.all_to_all_single(recv, send, out_sizes,
@@ -336,11 +452,13 @@ def worker(rank, G, plan, args, init_file, results):
                    # copied once (the slowest GPU's time)
                    "copy": time_ms(lambda: send[:rows * C].copy_(x.reshape(-1)))}
             for name, fn in programs.items():
+                if name.startswith("symm"):
+                    symm[2]()
                 ok = verify(fn())  # every run, every program, before it is timed
                 run[name] = time_ms(fn) + (ok,)
             runs.append(run)
         out.append((type_name, R, C, notes, runs))
-        del x, send, recv, programs
+        del x, send, recv, programs, symm
         torch.cuda.empty_cache()
     if rank == 0:
         results.put(out)
@@ -365,6 +483,7 @@ def main(argv):
         print("peers_pytorch.py: --gpus %d: only %d visible" % (G, count), file=sys.stderr)
         return 3
     os.environ["NCCL_NVLS_ENABLE"] = "0"  # as step 10: no NVLink SHARP for an all-to-all
+    os.environ["TORCH_SYMM_MEM_DISABLE_MULTICAST"] = "1"  # symmetric memory without multicast
 
     ctx = mp.get_context("spawn")
     results = ctx.SimpleQueue()
@@ -380,11 +499,10 @@ def main(argv):
     # What identifies the run, as every peer row's (after the processes are done, so that this
     # one holds no GPU memory while they run).
     ident = peers.identify(torch)
-    # The link's rate each way: NVLink 4 (Hopper: 18 links of 25 GB/s) or 3 (A100: 12), as step
-    # 10's harness assumes where the GPUs are joined by NVLink.
-    major = torch.cuda.get_device_capability(0)[0]
-    link_gbps = {9: 450.0, 8: 300.0}.get(major, 0.0) if G > 1 and torch.cuda.can_device_access_peer(0, 1) else 0.0
-
+    # The link's theoretical rate each way, as step 10's harness reads it (link_rate.hpp): NVML's
+    # active NVLinks times its speed per link, where NVLink reaches every other GPU; else unknown
+    # here (the bound is then the copy's).
+    link_gbps = nvlink_gbps(G) if G > 1 else 0.0
     gpus = "%d GPU%s" % (G, "" if G == 1 else "s")
     on = "-%dgpu%s" % (G, "" if G == 1 else "s")  # in the ids, as step 10's
     print("PyTorch %s, %s x %s, driver %s, CUDA %s; %d run%s of %d repetitions" %

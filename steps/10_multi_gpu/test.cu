@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "blocks.hpp"
+#include "link_rate.hpp"
+#include "reach.hpp"
 
 #ifdef STEP10_HAVE_NCCL
 #include "device_buffer.cuh"
@@ -155,6 +157,67 @@ TEST(CpuStep10Layout, AutoChunksOnePer128MiBFrom4To32AndOneOnOneGpu) {
   EXPECT_EQ(step10::auto_chunks(1024, 1024, 4, 2), 4);
   EXPECT_EQ(step10::auto_chunks(32768, 32768, 4, 2), 16);   // 2 GiB per GPU
   EXPECT_EQ(step10::auto_chunks(65536, 65536, 4, 2), 32);   // 8 GiB: the most
+}
+
+// The direct placement writes through the other GPUs' windows only where every rule holds, and
+// refuses in one line otherwise: no window (NCCL_LOCAL_REGISTER=0), a window NCCL did not map
+// (symmetric memory off: its local registration), GPUs on other machines, no peer access.
+TEST(CpuStep10Reach, RefusesUnlessEveryGpuIsMappedAndReachable) {
+  step10::ReachFacts ok;
+  ok.me = 1;
+  ok.gpus = 3;
+  ok.window = ok.window_mapped = true;
+  ok.lsa = 3;
+  ok.peer_access = {1, 1, 1};
+  EXPECT_EQ(step10::why_unreachable(ok), "");
+
+  step10::ReachFacts f = ok;
+  f.window = f.window_mapped = false;
+  EXPECT_NE(step10::why_unreachable(f).find("no window"), std::string::npos);
+  f = ok;
+  f.window_mapped = false;
+  EXPECT_NE(step10::why_unreachable(f).find("not mapped"), std::string::npos);
+  f = ok;
+  f.lsa = 1;
+  EXPECT_NE(step10::why_unreachable(f).find("reaches only 1 of the 3"), std::string::npos);
+  f = ok;
+  f.peer_access = {0, 1, 1};
+  EXPECT_NE(step10::why_unreachable(f).find("cannot map GPU 0's memory"), std::string::npos);
+  f = ok;
+  f.peer_access = {1, 1, -1};
+  EXPECT_NE(step10::why_unreachable(f).find("cannot see GPU 2"), std::string::npos);
+  for (const auto& why : {step10::why_unreachable(f)}) EXPECT_EQ(why.find('\n'), std::string::npos);
+}
+
+// The bound's link rate, from what NVML reports: an H100's 18 NVLinks at NVML's 26.562 GB/s per
+// link and direction; PCIe by generation and lanes, less the line code; unknown stays unknown.
+TEST(CpuStep10LinkRate, NvlinkTimesLinksElsePcieElseUnknown) {
+  EXPECT_NEAR(step10::nvlink_gbps(18, 26562), 478.1, 0.1);
+  EXPECT_NEAR(step10::nvlink_gbps(18, 25000), 450.0, 1e-9);
+  EXPECT_EQ(step10::nvlink_gbps(0, 25000), 0.0);
+  EXPECT_NEAR(step10::pcie_gbps(5, 16), 63.0, 0.05);   // 32 GT/s x 16 x 128/130 / 8
+  EXPECT_NEAR(step10::pcie_gbps(4, 16), 31.5, 0.05);
+  EXPECT_NEAR(step10::pcie_gbps(2, 16), 8.0, 1e-9);    // 5 GT/s, 8b/10b
+  EXPECT_NEAR(step10::pcie_gbps(6, 16), 121.0, 0.05);  // 64 GT/s, 242 of 256 bytes
+  EXPECT_EQ(step10::pcie_gbps(0, 16), 0.0);
+
+  step10::LinkFacts f;
+  f.known = true;
+  f.nvlinks = 18;
+  f.nvlink_mbps = 26562;
+  f.nvlink_to_all = true;
+  f.pcie_gen = 5;
+  f.pcie_lanes = 16;
+  const step10::LinkRate nv = step10::link_rate(f);
+  EXPECT_NEAR(nv.gbps, 478.1, 0.1);
+  EXPECT_NE(nv.what.find("18 NVLinks"), std::string::npos);
+  EXPECT_NE(nv.what.find("theoretical"), std::string::npos);
+  f.nvlink_to_all = false;  // an NVLink bridge to one GPU, the others over PCIe
+  EXPECT_NEAR(step10::link_rate(f).gbps, 63.0, 0.05);
+  EXPECT_NE(step10::link_rate(f).what.find("PCIe 5 x16"), std::string::npos);
+  f.pcie_gen = 0;
+  EXPECT_EQ(step10::link_rate(f).gbps, 0.0);
+  EXPECT_EQ(step10::link_rate(step10::LinkFacts{}).gbps, 0.0);
 }
 
 #ifdef STEP10_HAVE_NCCL

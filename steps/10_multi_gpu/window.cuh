@@ -3,8 +3,9 @@
 // collective); on one machine NCCL maps every GPU's window into every process, and
 // ncclGetPeerPointer (NCCL's device API) says where GPU g's is. With those addresses a copy
 // engine, or a kernel, writes each transposed piece straight to its final place on its owner:
-// no receive buffer and no pass on the receiving side. Across machines the windows cannot be
-// mapped (NCCL's load/store team is smaller than G) and the methods that need them refuse.
+// no receive buffer and no pass on the receiving side. Where the windows cannot be mapped
+// (across machines, no peer access, NCCL's symmetric memory off) the methods that need them
+// refuse, in one line (reach.hpp), before any pointer is read.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -15,29 +16,11 @@
 #include <vector>
 
 #include "device_buffer.cuh"
+#include "nccl_buffer.cuh"
 #include "multi_harness.hpp"
+#include "reach.hpp"
 
 namespace step10 {
-
-/// Device memory from ncclMemAlloc, freed on every path: what a window is made of (every GPU's
-/// output block, in the harness).
-class NcclBuffer {
- public:
-  explicit NcclBuffer(std::size_t bytes) : bytes_(bytes) { NCCL_CHECK(ncclMemAlloc(&ptr_, bytes ? bytes : 1)); }
-  ~NcclBuffer() {
-    if (ptr_) ncclMemFree(ptr_);  // no check: a destructor must not throw
-  }
-  NcclBuffer(const NcclBuffer&) = delete;
-  NcclBuffer& operator=(const NcclBuffer&) = delete;
-  void* get() const { return ptr_; }
-  template <typename T>
-  T* as() const { return static_cast<T*>(ptr_); }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_;
-};
 
 /// Where GPU g's window starts in this process, for every g (device code: NCCL's device API).
 /// static: each source file that includes this header compiles its own copy.
@@ -45,16 +28,40 @@ static __global__ void window_bases(ncclWindow_t w, int gpus, void** bases) {
   for (int g = threadIdx.x; g < gpus; g += blockDim.x) bases[g] = ncclGetPeerPointer(w, 0, g);
 }
 
+/// Whether @p w is a window NCCL mapped on every GPU of its team. In NCCL 2.28 such a window is
+/// device memory; without symmetric memory ncclCommWindowRegister still succeeds, handing back
+/// its local registration (a host object) or nothing (NCCL_LOCAL_REGISTER=0).
+inline bool mapped_window(ncclWindow_t w) {
+  cudaPointerAttributes a{};
+  const bool device = w && cudaPointerGetAttributes(&a, w) == cudaSuccess && a.type == cudaMemoryTypeDevice;
+  cudaGetLastError();  // a host pointer is an answer here, not an error to keep
+  return device;
+}
+
 /// Every GPU's output block as this process sees it; deregistered when destroyed.
 class Window {
  public:
   /// Registers the output allocations of all GPUs (every GPU must call this, in the same order).
+  /// Peer pointers need no flag: NCCL_WIN_COLL_SYMMETRIC is for NCCL's own symmetric kernels.
   explicit Window(const Context& c) : comm_(c.comm) {
     NCCL_CHECK(ncclCommWindowRegister(c.comm, c.out_allocation, c.out_allocation_bytes, &win_,
-                                      NCCL_WIN_COLL_SYMMETRIC));
+                                      NCCL_WIN_DEFAULT));
     const int G = c.at.gpus;
-    reachable_ = ncclTeamLsa(c.comm).nRanks == G;
-    if (!reachable_) return;
+    ReachFacts f;
+    f.me = c.me;
+    f.gpus = G;
+    f.window = win_ != nullptr;
+    f.window_mapped = mapped_window(win_);
+    f.lsa = ncclTeamLsa(c.comm).nRanks;
+    int mine = 0;
+    CUDA_CHECK(cudaGetDevice(&mine));
+    for (int g = 0; g < G; ++g) {
+      int can = 1;
+      if (g != c.me && c.devices[g] >= 0) CUDA_CHECK(cudaDeviceCanAccessPeer(&can, mine, c.devices[g]));
+      f.peer_access.push_back(g == c.me ? 1 : c.devices[g] < 0 ? -1 : can);
+    }
+    why_not_ = why_unreachable(f);
+    if (!why_not_.empty()) return;
     course::DeviceBuffer bases(G * sizeof(void*));
     window_bases<<<1, 32>>>(win_, G, bases.as<void*>());
     CUDA_CHECK(cudaGetLastError());
@@ -70,13 +77,8 @@ class Window {
   Window(const Window&) = delete;
   Window& operator=(const Window&) = delete;
 
-  /// "" or why the other GPUs' memory cannot be reached from here.
-  std::string why_not(const Context& c) const {
-    if (reachable_) return "";
-    return "GPU " + std::to_string(c.me) + " reaches only " +
-           std::to_string(ncclTeamLsa(c.comm).nRanks) + " of the " + std::to_string(c.at.gpus) +
-           " GPUs by load and store (NCCL's LSA team): writing into their memory needs one machine";
-  }
+  /// "" or why the other GPUs' memory cannot be reached from here (reach.hpp).
+  const std::string& why_not() const { return why_not_; }
   /// GPU g's output block (its first element), in this process's addresses.
   char* out(int g) const { return outs_[g]; }
   /// Every GPU's, as a device array of G pointers.
@@ -85,7 +87,7 @@ class Window {
  private:
   ncclComm_t comm_;
   ncclWindow_t win_ = nullptr;
-  bool reachable_ = false;
+  std::string why_not_;
   std::vector<char*> outs_;
   course::DeviceBuffer table_;
 };

@@ -4,7 +4,8 @@
 //   overlapped:   the lesson's pipeline, timed in the same run for comparison; with NCCL held
 //                 to 8 blocks; with buffers registered with NCCL;
 //   peer writes:  lab/peer.cuh, one kernel writing into every GPU's output through NCCL's
-//                 windows (window.cuh), its tiles along the rows or down the columns;
+//                 windows (window.cuh), its tiles along the rows or down the columns, or step
+//                 08's vector kernel moving 16-byte vectors;
 //   direct:       direct.cuh, pieces placed by the copy engines or by a copy kernel;
 //   link copy:    the same bytes copied over the links as they lie: the links' pace.
 #pragma once
@@ -107,25 +108,32 @@ inline Method overlapped_registered() {
 }
 
 /// Peer writes: one kernel writes every transposed element into its owner's output block,
-/// through the windows (window.cuh). kDown: the tiles walked down the input's columns.
-template <bool kDown>
+/// through the windows (window.cuh). kDown: the tiles walked down the input's columns; kVec:
+/// step 08's vector kernel, 16-byte accesses where the rows allow (peer.cuh).
+enum class PeerKernel { along, down, vectors };
+template <PeerKernel K>
 inline Method peer_writes() {
   auto window = std::make_shared<std::unique_ptr<Window>>();
   Method m;
-  m.id = kDown ? "peer-down" : "peer";
-  m.name = kDown ? "peer writes, tiles down the columns" : "peer writes";
+  m.id = K == PeerKernel::down ? "peer-down" : K == PeerKernel::vectors ? "peer-vec" : "peer";
+  m.name = K == PeerKernel::down      ? "peer writes, tiles down the columns"
+           : K == PeerKernel::vectors ? "peer writes in 16-byte vectors (step 08's vector tile)"
+                                      : "peer writes";
   m.prepare = [window](const Context& c) {
     *window = std::make_unique<Window>(c);
-    return (*window)->why_not(c);
+    return (*window)->why_not();
   };
   m.run = [window](const Context& c, cudaStream_t s) {
-    const std::int64_t rows = c.at.row_blocks().count(c.me);
+    const std::int64_t rows = c.at.row_blocks().count(c.me), first = c.at.row_blocks().first(c.me);
+    c.barrier(s);  // entry: every GPU's output is free to write into
     if (rows > 0) {
-      CUDA_CHECK(launch_to_owners<kDown>(c.at.elem, c.in, rows, c.at.cols,
-                                         c.at.row_blocks().first(c.me), c.at.rows, c.at.gpus,
-                                         (*window)->table(), s));
+      void* const* outs = (*window)->table();
+      CUDA_CHECK(K == PeerKernel::vectors
+                     ? launch_vec_to_owners(c.at.elem, c.in, rows, c.at.cols, first, c.at.rows, c.at.gpus, outs, s)
+                     : launch_to_owners<K == PeerKernel::down>(c.at.elem, c.in, rows, c.at.cols, first,
+                                                               c.at.rows, c.at.gpus, outs, s));
     }
-    c.barrier(s);  // every GPU's writes into this output are done
+    c.barrier(s);  // exit: every GPU's writes into this output are done
   };
   m.release = [window] { window->reset(); };
   return m;
@@ -161,10 +169,11 @@ inline Method link_copy(bool in_turn) {
     for (cudaEvent_t& e : st->done) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     CUDA_CHECK(cudaEventCreateWithFlags(&st->start, cudaEventDisableTiming));
     *state = std::move(st);
-    return (*state)->window->why_not(c);
+    return (*state)->window->why_not();
   };
   m.run = [state, in_turn](const Context& c, cudaStream_t s) {
     State& st = **state;
+    c.barrier(s);  // entry: every GPU's output is free to write into
     CUDA_CHECK(cudaEventRecord(st.start, s));
     for (cudaStream_t t : st.streams) CUDA_CHECK(cudaStreamWaitEvent(t, st.start));
     const std::int64_t mine = c.at.row_blocks().count(c.me);
@@ -189,15 +198,22 @@ inline Method link_copy(bool in_turn) {
 
 inline std::vector<Method> lab_methods() {
   return {plain_order(),         overlapped(),           overlapped_few_ctas(8),
-          overlapped_registered(), peer_writes<false>(),
-          peer_writes<true>(),   direct(),
+          overlapped_registered(), peer_writes<PeerKernel::along>(),
+          peer_writes<PeerKernel::down>(), peer_writes<PeerKernel::vectors>(), direct(),
           direct(by_copy_engine, false, "direct-at-once", "direct: copy engines, every GPU's piece at once"),
           direct(by_copy_kernel, true, "direct-kernel", "direct: pieces placed by a copy kernel"),
           direct(by_copy_engine, true, "direct-in-turn-mine-kernel",
                  "direct: copy engines in turn, my own piece by a copy kernel", by_copy_kernel),
           direct(by_copy_engine, true, "direct-in-step", "direct: in turn, the GPUs in step chunk by chunk",
                  nullptr, true),
-          link_copy(false),      link_copy(true)};
+          link_copy(false),      link_copy(true),
+          // The tests' faults (checks.cmake), run only when --only names them.
+          direct(by_copy_engine, true, "fault-pack-wait", "fault: copies not waiting for the pack",
+                 nullptr, false, Fault::no_pack_wait),
+          direct(by_copy_engine, true, "fault-entry-barrier", "fault: no entry barrier", nullptr,
+                 false, Fault::no_entry_barrier),
+          direct(by_copy_engine, true, "fault-exit-barrier", "fault: no exit barrier", nullptr,
+                 false, Fault::no_exit_barrier)};
 }
 
 }  // namespace step10

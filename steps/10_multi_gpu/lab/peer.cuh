@@ -1,11 +1,13 @@
-// Step 10's lab - the direct peer variant: one kernel reads this GPU's rows and writes every
-// transposed element straight to where it belongs, in this GPU's output block or in another
-// GPU's (through CUDA IPC: NVLink on one machine). One pass, no staging buffers, no NCCL in the
-// transfer: does NCCL cost anything on one machine? It cannot span machines: the other GPUs'
-// memory must be mappable here.
+// Step 10's lab - the peer writes: one kernel reads this GPU's rows and writes every transposed
+// element straight to where it belongs, in this GPU's output block or in another GPU's (through
+// NCCL's windows, window.cuh: NVLink on one machine). One pass, no staging buffers: 2N bytes of
+// this GPU's memory traffic (its block read, its share written) where the direct placement's
+// pack and copies take 4N. It cannot span machines: the other GPUs' memory must be mapped here.
 //
-// The tile is step 03's (32 x 32, 32 x 8 threads, one element per access, padded shared
-// memory) with a pitch on each side and an owner per output row.
+// Two kernels. transpose_to_owners: step 03's tile (32 x 32, 32 x 8 threads, one element per
+// access, padded shared memory) with a pitch on each side and an owner per output row. And step
+// 08's vector kernel itself (transpose_vec), its output a parameter (OwnersOut): 16-byte loads
+// and stores for every element size, where every row starts on 16 bytes; elsewhere the first.
 //
 //   make step10-lab && ./step10-lab --rows 32768 --cols 32768 --only peer
 #pragma once
@@ -14,6 +16,8 @@
 
 #include <cstddef>
 #include <cstdint>
+
+#include "transpose.cuh"  // steps/08_general: transpose_vec, vector_tile, make_grid
 
 namespace step10 {
 
@@ -92,6 +96,65 @@ inline cudaError_t launch_to_owners(std::size_t elem, const void* in, std::int64
         static_cast<const Word<S>::type*>(in), rows, cols, first_row, out_pitch, gpus,   \
         reinterpret_cast<Word<S>::type* const*>(outs), across);                          \
     break;
+    STEP10_CASE(1)
+    STEP10_CASE(2)
+    STEP10_CASE(4)
+    STEP10_CASE(8)
+    STEP10_CASE(16)
+#undef STEP10_CASE
+    default:
+      return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+/// Where chunk (output row oc, first column orow) of step 08's vector tile goes: output row oc is
+/// GPU g = owner(oc)'s row oc - first(g), and this GPU's row orow lands in its column
+/// first_row + orow; outs[g] is GPU g's block, pitch elements a row.
+template <int S>
+struct OwnersOut {
+  std::uint8_t* const* outs;
+  std::int64_t cols, pitch, first_row;
+  int gpus;
+  __host__ __device__ std::uint8_t* operator()(std::int64_t oc, std::int64_t orow) const {
+    const int g = block_owner(oc, cols, gpus);
+    return outs[g] + ((oc - block_first(g, cols, gpus)) * pitch + first_row + orow) * S;
+  }
+};
+
+/// Whether the vector kernel can take this GPU's block: every row it reads and every run it
+/// writes starts on 16 bytes (the input's rows; the owners' rows, and this GPU's columns in them;
+/// this GPU's rows in whole vectors). Every outs[g] must start on 16 bytes (the harness's do).
+inline bool peer_vectors(std::size_t elem, const void* in, std::int64_t rows, std::int64_t cols,
+                         std::int64_t first_row, std::int64_t out_pitch) {
+  const auto on16 = [elem](std::int64_t n) { return n * static_cast<std::int64_t>(elem) % 16 == 0; };
+  return reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && on16(cols) && on16(out_pitch) &&
+         on16(first_row) && on16(rows);
+}
+
+/// Peer writes in 16-byte vectors where peer_vectors holds (step 08's vector kernel and tile for
+/// the element size), else transpose_to_owners, one element per access. Same arguments as
+/// launch_to_owners; @p vectors (optional) says which ran.
+inline cudaError_t launch_vec_to_owners(std::size_t elem, const void* in, std::int64_t rows,
+                                        std::int64_t cols, std::int64_t first_row,
+                                        std::int64_t out_pitch, int gpus, void* const* outs,
+                                        cudaStream_t stream, bool* vectors = nullptr) {
+  const bool vec = rows >= 1 && cols >= 1 && peer_vectors(elem, in, rows, cols, first_row, out_pitch);
+  if (vectors) *vectors = vec;
+  if (!vec) return launch_to_owners<false>(elem, in, rows, cols, first_row, out_pitch, gpus, outs, stream);
+  switch (elem) {
+#define STEP10_CASE(S)                                                                        \
+  case S: {                                                                                   \
+    constexpr step08::TileSize t = step08::vector_tile(S);                                    \
+    const std::int64_t blocks = step08::blocks_for(rows, cols, t);                            \
+    if (blocks < 0) return cudaErrorInvalidValue;                                             \
+    step08::transpose_vec<S, t.rows, t.cols, OwnersOut<S>>                                    \
+        <<<static_cast<unsigned>(blocks), step08::kThreads, 0, stream>>>(                     \
+            static_cast<const std::uint8_t*>(in),                                             \
+            OwnersOut<S>{reinterpret_cast<std::uint8_t* const*>(outs), cols, out_pitch, first_row, gpus}, \
+            rows, cols, step08::make_grid(rows, cols, t.rows, t.cols, S));                    \
+    break;                                                                                    \
+  }
     STEP10_CASE(1)
     STEP10_CASE(2)
     STEP10_CASE(4)

@@ -29,8 +29,11 @@ TEST(CpuStep10Peer, TheKernelsOwnersAreTheBlocksOwners) {
 
 // Every simulated GPU runs the kernel on its rows, writing into every GPU's block (all on this
 // device); each block, framed by guard bands, must be its rows of the transpose.
+enum class Kernel { along, down, vectors };
+
 ::testing::AssertionResult check_peer(course::ElemType type, std::int64_t rows, std::int64_t cols,
-                                      int G, bool down = false) {
+                                      int G, Kernel kernel = Kernel::along, int* vector_gpus = nullptr) {
+  const bool down = kernel == Kernel::down;
   const std::size_t size = course::elem_size(type), guard = 4096;
   const course::Problem p{type, rows, cols, 1};
   const std::uint64_t seed = course::fresh_seed();
@@ -49,14 +52,23 @@ TEST(CpuStep10Peer, TheKernelsOwnersAreTheBlocksOwners) {
   }
   course::DeviceBuffer table(G * sizeof(void*));
   CUDA_CHECK(cudaMemcpy(table.get(), blocks.data(), table.bytes(), cudaMemcpyHostToDevice));
+  if (vector_gpus) *vector_gpus = 0;
   for (int g = 0; g < G; ++g) {
     if (row_blocks.count(g) == 0) continue;
-    CUDA_CHECK((down ? step10::launch_to_owners<true> : step10::launch_to_owners<false>)(size, d_in.as<char>() + row_blocks.first(g) * cols * size,
+    const void* mine = d_in.as<char>() + row_blocks.first(g) * cols * size;
+    if (kernel == Kernel::vectors) {
+      bool vectors = false;
+      CUDA_CHECK(step10::launch_vec_to_owners(size, mine, row_blocks.count(g), cols, row_blocks.first(g),
+                                              rows, G, table.as<void*>(), nullptr, &vectors));
+      if (vector_gpus) *vector_gpus += vectors;
+      continue;
+    }
+    CUDA_CHECK((down ? step10::launch_to_owners<true> : step10::launch_to_owners<false>)(size, mine,
                                         row_blocks.count(g), cols, row_blocks.first(g), rows, G,
                                         table.as<void*>(), nullptr));
   }
   CUDA_CHECK(cudaDeviceSynchronize());
-  const std::string where = std::string(down ? "peer writes, tiles down, on " : "peer writes on ") + p.describe() + " over " + std::to_string(G) +
+  const std::string where = std::string(down ? "peer writes, tiles down, on " : kernel == Kernel::vectors ? "peer writes in vectors on " : "peer writes on ") + p.describe() + " over " + std::to_string(G) +
                             " GPUs (seed " + std::to_string(seed) + ")";
   for (int g = 0; g < G; ++g) {
     std::vector<std::uint8_t> got(outs[g].bytes());
@@ -79,7 +91,8 @@ TEST(Step10LabPeer, EveryAwkwardShapeOverOneToFiveGpus) {
   for (const course::Shape& s : course::awkward_shapes()) {
     for (int G : {1, 2, 3, 5}) {
       ASSERT_TRUE(check_peer(course::ElemType::f32, s.rows, s.cols, G));
-      ASSERT_TRUE(check_peer(course::ElemType::f32, s.rows, s.cols, G, true));
+      ASSERT_TRUE(check_peer(course::ElemType::f32, s.rows, s.cols, G, Kernel::down));
+      ASSERT_TRUE(check_peer(course::ElemType::f32, s.rows, s.cols, G, Kernel::vectors));
     }
   }
 }
@@ -88,12 +101,51 @@ TEST(Step10LabPeer, EveryElementType) {
   REQUIRE_GPU();
   for (course::ElemType t : course::all_elem_types()) {
     for (int G : {2, 3}) {
-      for (bool down : {false, true}) {
-        ASSERT_TRUE(check_peer(t, 997, 1009, G, down));
-        ASSERT_TRUE(check_peer(t, 37, 1, G, down));
+      for (Kernel k : {Kernel::along, Kernel::down, Kernel::vectors}) {
+        ASSERT_TRUE(check_peer(t, 997, 1009, G, k));
+        ASSERT_TRUE(check_peer(t, 37, 1, G, k));
       }
     }
   }
+}
+
+// The vector kernel runs where every row starts on 16 bytes, for every element size, and its
+// output lands on every GPU's block whole; tiles that straddle two owners' rows and edge tiles.
+TEST(Step10LabPeer, VectorsOnAlignedBlocksInEveryType) {
+  REQUIRE_GPU();
+  for (course::ElemType t : course::all_elem_types()) {
+    for (int G : {1, 2, 4}) {
+      for (const course::Shape& s : {course::Shape{1024, 2048}, course::Shape{512, 4000}, course::Shape{2048, 336}}) {
+        int vector_gpus = 0;
+        ASSERT_TRUE(check_peer(t, s.rows, s.cols, G, Kernel::vectors, &vector_gpus));
+        EXPECT_EQ(vector_gpus, G) << course::elem_name(t) << " " << s.rows << " x " << s.cols << " over " << G;
+      }
+    }
+  }
+}
+
+// Where rows do not start on 16 bytes (46341-like odd blocks, odd columns) some or every GPU takes
+// the element kernel, and the result is the same.
+TEST(Step10LabPeer, VectorsFallBackOnMisalignedRowsInEveryType) {
+  REQUIRE_GPU();
+  for (course::ElemType t : course::all_elem_types()) {
+    for (int G : {2, 3}) {
+      ASSERT_TRUE(check_peer(t, 1001, 1024, G, Kernel::vectors));  // odd blocks of rows
+      ASSERT_TRUE(check_peer(t, 1024, 1001, G, Kernel::vectors));  // input rows off 16 bytes
+      ASSERT_TRUE(check_peer(t, 1040, 1040, 3, Kernel::vectors));  // 347, 347, 346 rows
+    }
+  }
+}
+
+TEST(CpuStep10Peer, VectorsOnlyWhereEveryRowStartsOn16Bytes) {
+  alignas(16) static char in[64];
+  EXPECT_TRUE(step10::peer_vectors(4, in, 512, 1024, 512, 1024));
+  EXPECT_FALSE(step10::peer_vectors(4, in + 4, 512, 1024, 512, 1024));  // input not on 16 bytes
+  EXPECT_FALSE(step10::peer_vectors(4, in, 512, 1023, 512, 1024));      // input rows
+  EXPECT_FALSE(step10::peer_vectors(4, in, 512, 1024, 512, 1022));      // the owners' rows
+  EXPECT_FALSE(step10::peer_vectors(1, in, 512, 1024, 520, 1024));      // my first column
+  EXPECT_FALSE(step10::peer_vectors(2, in, 23171, 1024, 0, 46342));     // my rows: odd
+  EXPECT_TRUE(step10::peer_vectors(16, in, 3, 5, 7, 11));               // 16 bytes: always
 }
 
 }  // namespace
