@@ -155,8 +155,9 @@ def select(parts, full=False, patterns=None, step=None, labs=False):
     def wanted(p):
         if p.name == "build":
             return False
-        if patterns:
-            return any(fnmatch.fnmatchcase(p.name, pat) for pat in patterns)
+        if patterns:  # "quick" names the quick set: PARTS=quick,profile-08
+            return any(fnmatch.fnmatchcase(p.name, pat) for pat in patterns) or \
+                ("quick" in patterns and not p.full)
         if step and p.step != step:
             return False
         if labs and "lab" not in p.name:
@@ -436,7 +437,8 @@ def arguments(argv):
     ap.add_argument("--out", help="where the summary and the archive go (default BUILD/gpu-check)")
     ap.add_argument("--arch", default="native", help="CUDA architectures of the build")
     ap.add_argument("--full", action="store_true", help="every part, not only the quick set")
-    ap.add_argument("--parts", help="only these parts (names or patterns: bench-*,tests-08)")
+    ap.add_argument("--parts", help="only these parts (names or patterns: bench-*,tests-08; "
+                    "quick: the quick set)")
     ap.add_argument("--step", help="only step NN's parts")
     ap.add_argument("--labs", action="store_true", help="only the labs' parts")
     ap.add_argument("--budget", type=float, default=0,
