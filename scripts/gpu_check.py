@@ -96,7 +96,7 @@ def course_parts(root=ROOT):
     """Every part the facts name, in a stable order: the build first."""
     parts = [Part("build", "cmake -S . -B {build} {generator} -DCMAKE_BUILD_TYPE=Release "
                   "-DCMAKE_CUDA_ARCHITECTURES={arch} >/dev/null && cmake --build {build} "
-                  "-j {cores} --target all {labs}", gpus=0, seconds=90, limit=900,
+                  "-j {cores} --target all {labs}", gpus=0, seconds=60, limit=900,
                   what="configure and build the course (and the labs, where a part needs them)")]
     for folder in sorted((root / "steps").glob("[0-9][0-9]_*")):
         nn = folder.name[:2]
@@ -175,13 +175,17 @@ def select(parts, full=False, patterns=None, step=None, labs=False):
 
 
 def schedule(parts, ngpus, budget, start, wait, now):
-    """Runs `parts` on GPUs 0..ngpus-1: the most GPU-seconds first among those ready, one part per GPU
+    """Runs `parts` on GPUs 0..ngpus-1 (on one GPU the shortest first, on several the most
+    GPU-seconds first) among those ready, one part per GPU
     at a time, a part of N GPUs on N free ones. `start(part, gpus, limit)` starts it, `wait()`
     returns (part, status) of the next to end, `now()` the seconds since the start. Returns
     {name: (status, start, end, gpus)}; a part is skipped when it needs more GPUs than there
     are, when its estimate would pass the budget, or when one it comes after did not pass."""
     result, free, running = {}, list(range(ngpus)), {}
-    pending = sorted(parts, key=lambda p: -max(1, p.need(ngpus)) * p.seconds)
+    # On one GPU the parts run in turn: the shortest first, so that most of them fit the
+    # budget. On several, the most GPU-seconds first, so that the long ones do not come last.
+    pending = sorted(parts, key=lambda p: p.seconds if ngpus == 1 else
+                     -max(1, p.need(ngpus)) * p.seconds)
     while pending or running:
         progressed = False
         for p in list(pending):
