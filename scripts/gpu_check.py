@@ -78,8 +78,10 @@ def parts_of(entries, where, step=""):
                              + (f"; unknown key {', '.join(sorted(unknown))}" if unknown else ""))
         for item in e.get("each", [None]):
             sub = (lambda s: s.replace("{each}", item)) if item else (lambda s: s)
+            seconds = e.get("seconds", 60)  # a table: each item's own estimate
+            seconds = seconds.get(item, 60) if isinstance(seconds, dict) else seconds
             out.append(Part(sub(e["name"]), sub(e["command"]), e.get("gpus", 1),
-                            e.get("seconds", 60), e.get("limit"), e.get("timing", False),
+                            seconds, e.get("limit"), e.get("timing", False),
                             e.get("full", False), e.get("after", ()), sub(e.get("what", "")),
                             e.get("kind", ""), step))
     return out
@@ -263,7 +265,9 @@ class Runner:
                                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True)
         log.close()
-        self.procs[part.name] = (proc, part, self.now() + limit, limit)
+        self.procs[part.name] = (proc, part, self.now() + limit,
+                                 f"{limit:.0f} s" + (", the budget's end" if limit < part.limit
+                                                     else ""))
         self.log(f"[{self.now():4.0f} s] start {part.name} on {where} (about {part.seconds:.0f} s,"
                  f" limit {limit:.0f} s)")
 
@@ -287,7 +291,7 @@ class Runner:
                     continue
                 if rc is None:
                     self.kill(proc)
-                    status = f"FAILED: time limit ({limit:.0f} s)"
+                    status = f"FAILED: time limit ({limit})"
                 else:
                     # A part's leftovers (a server it started) go with it.
                     self.kill(proc)
