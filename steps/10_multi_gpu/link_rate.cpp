@@ -65,7 +65,11 @@ LinkFacts query_links(const std::string& mine, const std::vector<std::string>& o
     for (const std::string& bus : others) {
       nvmlDevice_t other = nullptr;
       int status = -1;
-      if (by_bus(bus.c_str(), &other) != 0 || p2p(me, other, kCapsNvlink, &status) != 0 || status != kStatusOk) {
+      int rc = by_bus(bus.c_str(), &other);
+      if (rc == 0) rc = p2p(me, other, kCapsNvlink, &status);
+      if (rc != 0 || status != kStatusOk) {
+        // Kept for the table's line: why NVLink was not taken (NVML's return code and status).
+        if (f.nvlink_to_all) f.why_not_nvlink = bus + ": NVML " + std::to_string(rc) + ", status " + std::to_string(status);
         f.nvlink_to_all = false;
       }
     }

@@ -33,6 +33,7 @@ struct LinkFacts {
   int nvlinks = 0;        ///< active NVLinks of this GPU
   unsigned nvlink_mbps = 0;  ///< MB/s each way per link
   bool nvlink_to_all = false;  ///< NVLink reaches every other GPU of the team (NVML's P2P status)
+  std::string why_not_nvlink;  ///< where this GPU has NVLinks: the first GPU NVML says they miss
   int pcie_gen = 0, pcie_lanes = 0;
 };
 
@@ -52,7 +53,10 @@ inline LinkRate link_rate(const LinkFacts& f) {
   const double pcie = pcie_gbps(f.pcie_gen, f.pcie_lanes);
   if (pcie > 0) {
     std::snprintf(buf, sizeof buf, "PCIe %d x%d, theoretical", f.pcie_gen, f.pcie_lanes);
-    return {pcie, buf};
+    std::string what = buf;
+    if (f.nvlinks > 0)  // NVLinks that NVML does not report as joining the team: say so
+      what += "; " + std::to_string(f.nvlinks) + " NVLinks not to " + f.why_not_nvlink;
+    return {pcie, what};
   }
   return {0, "unknown: neither NVLink to every GPU nor a PCIe link NVML describes"};
 }
