@@ -20,6 +20,9 @@ from tools import run, tail
 MIB = 1 << 20
 
 
+# Seconds the device probe may take before a grading says "grade again" (detect_gpu).
+PROBE_SECONDS = 60
+
 class Nvml:
     """The run's own use of its own device, through the driver's NVML (ctypes): the device is
     the one the sandbox's CUDA sees (the first of CUDA_VISIBLE_DEVICES, by UUID or by index in
@@ -645,11 +648,19 @@ class RunMixin:
             run([modprobe, "-u", "-c=0"], timeout=60)
             self.box.devices, self.box.groups = sandbox.gpu_devices()
         probe = self.build / "bin" / "grader_probe"
-        ran, verdicts, _ = self.run_plan(probe, 1, ["devices"], self.timeouts["entry"])
+        # The probe has a limit of its own, not a test's (a case may give its tests 5 s): on a
+        # busy machine starting CUDA can take seconds, and a slow answer is no verdict on the
+        # device. A probe past it grades nothing on the GPU and says to grade again.
+        limit = max(self.timeouts["entry"], PROBE_SECONDS)
+        ran, verdicts, _ = self.run_plan(probe, 1, ["devices"], limit)
         v = verdicts[0] if verdicts else {}
         self.gpu = bool(v.get("ok"))
         if self.gpu:
             self.r.extra["device"] = v.get("message", "")
+            return
+        if ran.timed_out:
+            self.no_gpu_why = ("the device probe did not answer in %d s (a busy machine?): "
+                               "grade again" % limit)
             return
         self.no_gpu_why = "no CUDA device"
         if os.path.exists("/dev/nvidiactl"):

@@ -354,6 +354,7 @@ def unit_checks():
               and "no memory and pids controllers" in bare, "%s / %s" % (note, bare))
     out += sandbox_checks()
     out += dry_gpu_checks(m)
+    out += probe_checks(m)
     out += class_command_checks()
     return out
 
@@ -757,4 +758,35 @@ def dry_gpu_checks(m):
             import traceback
             ok, detail = False, traceback.format_exc()[-1500:]
         out.append(("GPU paths, dry: " + title, ok, detail))
+    return out
+
+
+def probe_checks(m):
+    """The device probe on a busy machine: a case whose tests get 5 s once graded every GPU
+    entry "not graded: no CUDA device" when starting CUDA took longer than that (the probe had
+    the test's limit). The probe has a limit of its own; past it the grading says to grade
+    again, never that there is no device."""
+    out = []
+    for title, probe_s, want_gpu, want_why in (
+            ("a probe that answers in 8 s (tests get 5 s) finds the device", 8, True, ""),
+            ("a probe past its own limit: grade again, not 'no CUDA device'", 1000, False,
+             "grade again")):
+        g = DryGrader(m, {})
+        g.timeouts["entry"] = 5
+
+        def run_plan(binary, number, items, timeout, probe_s=probe_s, **kw):
+            timed_out = probe_s > timeout
+            r = sandbox.Ran(None if timed_out else 0, None, timed_out, min(probe_s, timeout),
+                            0.1, 0.0, "")
+            return r, ([] if timed_out else [{"item": 0, "ok": True, "message": "GPU 0"}]), ""
+        g.run_plan = run_plan
+        g.args.no_gpu = False
+        try:
+            g.detect_gpu()
+            ok = g.gpu == want_gpu and (want_gpu or want_why in g.no_gpu_why)
+            detail = "gpu %s, why %r" % (g.gpu, getattr(g, "no_gpu_why", ""))
+        except Exception:
+            import traceback
+            ok, detail = False, traceback.format_exc()[-1500:]
+        out.append(("device probe: " + title, ok, detail))
     return out
