@@ -162,6 +162,8 @@ def group(name):
         return "test " + words[1]
     if words[0] in ("lesson", "page", "readme"):  # the checks of the pages' text and commands
         return "pages"
+    if words[:2] == ["gpu", "check"]:  # make gpu-check's planner, which needs no GPU
+        return "gpu-check"
     return re.sub(r"^(Cpu|Gpu)(?=[A-Z])", "", words[0]).lower()
 
 
