@@ -6,9 +6,9 @@
     python3 scripts/gpu_check.py --merge ARCHIVE   put an archive's CSVs into plots/data
 
 It builds once, then runs the parts over the visible GPUs: one part per GPU at a time (its
-CUDA_VISIBLE_DEVICES names the GPUs by UUID), a part of several GPUs on a set of free GPUs. Each
-part has a time limit; a part whose estimate would pass the budget (--budget, seconds from the
-start) is skipped, and the summary gives the command that runs it alone. Before running it
+CUDA_VISIBLE_DEVICES names the GPUs by UUID), a part of several GPUs on a set of free GPUs; no
+part, a timed one least of all, shares a GPU with another. Each part has a time limit; a part
+whose estimate would pass the budget (--budget, seconds from the start) is skipped, and the summary gives the command that runs it alone. Before running it
 prints the plan (which part on which GPU, when, from the estimates); while running, a line as
 each part starts and ends.
 
@@ -27,6 +27,7 @@ Exit code: 0 when every part that ran passed, 1 when one failed, 2 a bad argumen
 """
 
 import argparse
+import csv
 import fnmatch
 import json
 import os
@@ -36,6 +37,7 @@ import signal
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 import tomllib
 from pathlib import Path
@@ -45,19 +47,19 @@ ROOT = Path(__file__).resolve().parent.parent
 SAFE_ENV = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
             "NVSHMEM_DISABLE_NVLS": "1", "OMPI_ALLOW_RUN_AS_ROOT": "1",
             "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "PYTHONUNBUFFERED": "1"}
-PART_KEYS = {"name", "what", "command", "gpus", "seconds", "limit", "timing", "full", "after",
+PART_KEYS = {"name", "what", "command", "gpus", "seconds", "limit", "full", "after",
              "each", "kind"}
 
 
 class Part:
     """One job of the check: a shell command on `gpus` GPUs (0: none; "all": every one)."""
 
-    def __init__(self, name, command, gpus=1, seconds=60, limit=None, timing=False, full=False,
+    def __init__(self, name, command, gpus=1, seconds=60, limit=None, full=False,
                  after=(), what="", kind="", step=""):
         self.name, self.command, self.gpus, self.seconds = name, command, gpus, float(seconds)
         # The limit: twice the estimate, and never under a minute more than it.
         self.limit = float(limit) if limit else max(2 * self.seconds, self.seconds + 60)
-        self.timing, self.full, self.after = timing, full, list(after)
+        self.full, self.after = full, list(after)
         self.what, self.kind, self.step = what, kind, step
 
     def need(self, ngpus):
@@ -81,7 +83,7 @@ def parts_of(entries, where, step=""):
             seconds = e.get("seconds", 60)  # a table: each item's own estimate
             seconds = seconds.get(item, 60) if isinstance(seconds, dict) else seconds
             out.append(Part(sub(e["name"]), sub(e["command"]), e.get("gpus", 1),
-                            seconds, e.get("limit"), e.get("timing", False),
+                            seconds, e.get("limit"),
                             e.get("full", False), e.get("after", ()), sub(e.get("what", "")),
                             e.get("kind", ""), step))
     return out
@@ -123,7 +125,7 @@ def course_parts(root=ROOT):
             steps = nn + (f",{nn}-lab" if lab_facts.get("sweep") else "")
             parts.append(Part(f"bench-{nn}", "python3 plots/bench.py --build {build} --steps "
                               f"{steps} --no-pytorch --out {{out}}/bench.csv --log {{out}}/runs.log",
-                              gpus, secs.get("bench", 120), timing=True, full=True,
+                              gpus, secs.get("bench", 120), full=True,
                               what=f"step {nn}'s sweep, 3 runs (bench.csv rows)", kind="bench",
                               step=nn))
         for which, f in ((nn, facts), (f"{nn}-lab", lab_facts)):
@@ -131,7 +133,7 @@ def course_parts(root=ROOT):
                 binary = f"step{which}"
                 parts.append(Part(f"profile-{which}", f"python3 scripts/profile.py {which} "
                                   f"--exe {{build}}/bin/{binary} --out {{out}}/profile.csv",
-                                  gpus, secs.get("profile" + which[2:], 90), timing=True,
+                                  gpus, secs.get("profile" + which[2:], 90),
                                   full=True, what=f"Nsight Compute counters of {binary}",
                                   kind="profile", step=nn))
         parts += parts_of(check.get("parts", []), f"{folder.name}/step.toml", nn)
@@ -255,7 +257,7 @@ class Runner:
         if part.need(len(self.gpus)) > 0:
             env["CUDA_VISIBLE_DEVICES"] = ",".join(uuids)
         fields = dict(self.fields, out=str(folder), gpus=str(len(gpus)),
-                      jobs=str(max(2, self.fields["cores_n"] // max(1, len(self.gpus)))))
+                      jobs=str(max(2, int(self.fields["cores"]) // max(1, len(self.gpus)))))
         command = part.command.format(**fields)
         where = ", ".join(f"GPU {i}" for i in gpus) or "no GPU"
         with open(folder / "log.txt", "w") as f:
@@ -306,7 +308,7 @@ class Runner:
             self.kill(proc)
 
 
-def key_numbers(part, folder):
+def key_numbers(folder):
     """A few numbers from a part's log and CSVs: tests passed, sanitizer errors, % of copy..."""
     try:
         log = (folder / "log.txt").read_text(errors="replace")
@@ -341,7 +343,6 @@ def key_numbers(part, folder):
 
 
 def csv_rows(path):
-    import csv
     try:
         with open(path, newline="") as f:
             return list(csv.DictReader(f))
@@ -389,7 +390,7 @@ def summarize(result, parts, gpus, out, elapsed, make_args):
     for p in parts:
         status, t0, t1, on = result.get(p.name, ("not run", 0, 0, []))
         where = ",".join(str(i) for i in on) or "-"
-        numbers = key_numbers(p, out / "parts" / p.name) if on or p.name == "build" else ""
+        numbers = key_numbers(out / "parts" / p.name) if on or p.name == "build" else ""
         if status.startswith("skipped"):
             skipped += 1
             numbers = f"run it alone: make gpu-check PARTS={p.name}"
@@ -421,7 +422,6 @@ def archive(out):
 def merge(path):
     """--merge: the archive's bench rows into plots/data/bench.csv, its profile rows into
     plots/data/profile.csv (each problem's rows replace the same problem's on that device)."""
-    import tempfile
     with tempfile.TemporaryDirectory() as tmp, tarfile.open(path) as tar:
         tar.extractall(tmp, filter="data")
         bench = sorted(Path(tmp).rglob("bench.csv")) + sorted(Path(tmp).rglob("peers.csv"))
@@ -510,7 +510,7 @@ def main(argv=None):
         old.unlink()
     cores = os.cpu_count() or 2
     fields = {"root": str(ROOT), "build": args.build, "arch": args.arch, "cores": str(cores),
-              "cores_n": cores, "generator": "-G Ninja" if subprocess.call(
+              "generator": "-G Ninja" if subprocess.call(
                   ["sh", "-c", "command -v ninja"], stdout=subprocess.DEVNULL) == 0 else "",
               "labs": "labs" if any("lab" in p.name for p in parts) else ""}
     runner = Runner(gpus, out, fields)
@@ -534,7 +534,6 @@ def main(argv=None):
 
 def self_test():
     """The planner on made-up GPUs and parts, then the runner on short shell commands."""
-    import tempfile
     problems = []
 
     def check(cond, what):
@@ -548,7 +547,7 @@ def self_test():
 
     # 1. The plan: 4 GPUs, parts of 1, 2 and all GPUs, one too long for the budget, one that
     #    needs more GPUs than there are, one after a part that fails.
-    parts = [Part("build", "", 0, 10), Part("a", "", 1, 100), Part("b", "", 1, 80, timing=True),
+    parts = [Part("build", "", 0, 10), Part("a", "", 1, 100), Part("b", "", 1, 80),
              Part("c", "", 2, 50), Part("d", "", "all", 30), Part("e", "", 1, 1000),
              Part("f", "", 8, 10), Part("g", "", 1, 40), Part("h", "", 1, 20, after=["g"])]
     for p in parts[1:]:
@@ -581,7 +580,6 @@ name = "slow"
 command = "sleep 30"
 seconds = 1
 limit = 1
-timing = true
 [[check]]
 name = "later"
 command = "true"
