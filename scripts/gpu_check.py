@@ -8,9 +8,9 @@
 It builds once, then runs the parts over the visible GPUs: one part per GPU at a time (its
 CUDA_VISIBLE_DEVICES names the GPUs by UUID), a part of several GPUs on a set of free GPUs; no
 part, a timed one least of all, shares a GPU with another. Each part has a time limit; a part
-whose estimate would pass the budget (--budget, seconds from the start) is skipped, and the summary gives the command that runs it alone. Before running it
-prints the plan (which part on which GPU, when, from the estimates); while running, a line as
-each part starts and ends.
+whose estimate would pass the budget (--budget, seconds from the start) is skipped, and the
+summary gives the command that runs it alone. Before running it prints the plan (which part on
+which GPU, when, from the estimates); while running, a line as each part starts and ends.
 
 The parts come from the facts, not from a list kept here:
   - every step's folder: `tests-NN` (its GPU tests), `labs-NN` (its lab's tests), `bench-NN`
