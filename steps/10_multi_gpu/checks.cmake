@@ -13,14 +13,8 @@ foreach(_exe IN ITEMS "${STEP}" "${LAB}")
   endif()
 endforeach()
 set(ENV{NCCL_NVLS_ENABLE} 0)
-execute_process(COMMAND ${STEP} --gpus 2 --rows 1 --cols 1 --reps 1 --warmup 0 --only overlapped
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(rc EQUAL 3 AND "${err}" MATCHES "no usable CUDA device: ([^\n]*)")
-  message(FATAL_ERROR "skipped: no CUDA device, GPU test not run: ${CMAKE_MATCH_1}")
-elseif(rc EQUAL 3 OR "${err}" MATCHES "--gpus 2: only [0-9]+ GPU")
-  string(STRIP "${err}" err)
-  message(FATAL_ERROR "skipped: 2 GPUs are needed: ${err}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/need_gpus.cmake)
+step10_need_gpus(${STEP} 2 --only overlapped)
 
 # Runs ARGN (a hung run is a failure too), expects exit EXIT and stdout matching every MATCH.
 function(expect)

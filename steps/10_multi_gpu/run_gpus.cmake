@@ -16,14 +16,8 @@ set(ENV{NCCL_NVLS_ENABLE} 0)
 set(ENV{OMPI_ALLOW_RUN_AS_ROOT} 1)  # containers run as root; Open MPI refuses without these
 set(ENV{OMPI_ALLOW_RUN_AS_ROOT_CONFIRM} 1)
 
-execute_process(COMMAND ${EXE} --gpus ${GPUS} --rows 1 --cols 1 --reps 1 --warmup 0
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(rc EQUAL 3 AND "${err}" MATCHES "no usable CUDA device: ([^\n]*)")
-  message(FATAL_ERROR "skipped: no CUDA device, GPU test not run: ${CMAKE_MATCH_1}")
-elseif(rc EQUAL 3 OR "${err}" MATCHES "--gpus ${GPUS}: only [0-9]+ GPU")
-  string(STRIP "${err}" err)
-  message(FATAL_ERROR "skipped: ${GPUS} GPUs are needed: ${err}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/need_gpus.cmake)
+step10_need_gpus(${EXE} ${GPUS})
 
 # rows x cols, element type, more options: primes, 1 x N and N x 1, rows not divisible by G,
 # fewer rows than GPUs, chunks that leave some GPU's last chunks empty.
