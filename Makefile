@@ -164,26 +164,23 @@ docs: $(CONFIGURED)
 grader-selftest:
 	python3 exercises/grader/selftest.py --work $(BUILD)/grader-selftest-full
 
+# The options on the command's one line, as for make profile.
+GRADE_ARGS = $(strip $(if $(EXERCISES),--exercises "$(EXERCISES)") \
+               $(if $(OUT),--out "$(OUT)") $(if $(HIDDEN),--hidden "$(HIDDEN)") \
+               $(if $(filter-out file,$(origin ARCH)),--build-arch "$(ARCH)") \
+               $(if $(NO_SANDBOX),--no-sandbox))
 grade:
 	@test -n "$(SUBMISSION)" || { echo "usage: make grade SUBMISSION=dir [EXERCISES=01_rectangular,...] [OUT=dir] [HIDDEN=dir] [NO_SANDBOX=1]" >&2; exit 2; }
-	@set -- --submission "$(SUBMISSION)" \
-	  $(if $(EXERCISES),--exercises "$(EXERCISES)") \
-	  $(if $(OUT),--out "$(OUT)") $(if $(HIDDEN),--hidden "$(HIDDEN)") \
-	  $(if $(filter-out file,$(origin ARCH)),--build-arch "$(ARCH)") \
-	  $(if $(NO_SANDBOX),--no-sandbox); \
-	echo "python3 exercises/grader/grade.py $$*"; \
-	python3 exercises/grader/grade.py "$$@"
+	python3 exercises/grader/grade.py --submission "$(SUBMISSION)" $(GRADE_ARGS)
 
 # A whole class: SUBMISSIONS holds one folder per student (exercises/INSTRUCTORS.md, "A class").
 .PHONY: grade-class
+GRADE_CLASS_ARGS = $(strip $(if $(HIDDEN),--hidden "$(HIDDEN)") \
+                     $(if $(filter-out file,$(origin ARCH)),--build-arch "$(ARCH)") \
+                     $(if $(NO_SANDBOX),--grade-arg=--no-sandbox))
 grade-class:
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade-class SUBMISSIONS=dir [OUT=dir] [HIDDEN=dir] [ARCH=a] [NO_SANDBOX=1]" >&2; exit 2; }
-	@set -- --submissions "$(SUBMISSIONS)" \
-	  --out "$(or $(OUT),build-grade/class)" $(if $(HIDDEN),--hidden "$(HIDDEN)") \
-	  $(if $(filter-out file,$(origin ARCH)),--build-arch "$(ARCH)") \
-	  $(if $(NO_SANDBOX),--grade-arg=--no-sandbox); \
-	echo "python3 exercises/grader/grade_class.py $$*"; \
-	python3 exercises/grader/grade_class.py "$$@"
+	python3 exercises/grader/grade_class.py --submissions "$(SUBMISSIONS)" --out "$(or $(OUT),build-grade/class)" $(GRADE_CLASS_ARGS)
 
 # What deps installs is used at once: a build folder already set up is configured again, its
 # MPI results and Python forgotten, so that step 10 is rebuilt with Open MPI by the next make and
