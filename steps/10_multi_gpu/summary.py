@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The summary of a step 10 GPU run (make gpu-check's bench-10 parts): per number of GPUs,
-element type and shape, the medians over the separate runs (min-max) of NCCL's all-to-all, the lesson's two methods and
-PyTorch's three programs, with step 10's best over the best PyTorch program.
+"""The summary of a step 10 GPU run (make gpu-check's bench-10 parts): per number of GPUs, element
+type and shape, the medians over the separate runs (min-max) of NCCL's all-to-all, the lesson's
+two methods and PyTorch's three programs, with step 10's best over the best PyTorch program.
 
     python3 steps/10_multi_gpu/summary.py OUT/bench.csv [OUT/peers.csv ...]
 """
