@@ -198,8 +198,9 @@ def schedule(parts, ngpus, budget, start, wait, now):
                 result[p.name] = (f"skipped: {p.after[[d != 'passed' for d in done].index(True)]}"
                                   " did not pass", now(), now(), [])
             elif p.need(ngpus) > ngpus:
-                result[p.name] = (f"skipped: needs {p.need(ngpus)} GPUs, {ngpus} here", now(),
-                                  now(), [])
+                n = p.need(ngpus)
+                why = f"skipped: needs {n} GPU{'s' if n > 1 else ''}, {ngpus} here"
+                result[p.name] = (why, now(), now(), [])
             elif now() + p.seconds > budget:
                 result[p.name] = (f"skipped: its estimate ({p.seconds:.0f} s) would pass the "
                                   f"budget ({budget:.0f} s)", now(), now(), [])
@@ -491,6 +492,10 @@ def main(argv=None):
               file=sys.stderr)
         return 2
     gpus = [(f"GPU-fake-{i}", "made-up GPU") for i in range(args.fake_gpus)] or visible_gpus()
+    if not gpus and not args.list:
+        print("gpu-check: no CUDA device is visible (nvidia-smi finds none): nothing to check "
+              "here; --list shows the plan", file=sys.stderr)
+        return 3
     budget = args.budget or float("inf")
     plan = simulate(parts, len(gpus), budget)
     print(f"gpu-check: {len(parts)} parts on {len(gpus)} GPU(s)"
@@ -500,10 +505,6 @@ def main(argv=None):
         print(line)
     if args.list:
         return 0
-    if not gpus:
-        print("gpu-check: no CUDA device is visible (nvidia-smi finds none): nothing to check "
-              "here; --list shows the plan", file=sys.stderr)
-        return 3
     out = Path(args.out or Path(args.build) / "gpu-check")
     out.mkdir(parents=True, exist_ok=True)
     for old in (out / "parts").glob("*/*"):  # nothing of an earlier run is taken for this one's
