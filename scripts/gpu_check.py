@@ -513,7 +513,8 @@ def main(argv=None):
     fields = {"root": str(ROOT), "build": args.build, "arch": args.arch, "cores": str(cores),
               "generator": "-G Ninja" if subprocess.call(
                   ["sh", "-c", "command -v ninja"], stdout=subprocess.DEVNULL) == 0 else "",
-              "labs": "labs" if any("lab" in p.name for p in parts) else ""}
+              # The labs' binaries, where a part runs a lab (its tests, or bench.py's NN-lab rows).
+              "labs": "labs" if any("lab" in p.name or "-lab" in p.command for p in parts) else ""}
     runner = Runner(gpus, out, fields)
     try:
         result = schedule(parts, len(gpus), budget, runner.start, runner.wait, runner.now)

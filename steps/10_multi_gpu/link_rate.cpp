@@ -20,6 +20,7 @@ struct nvmlFieldValue_t {  // nvml.h's nvmlFieldValue_st
 };
 constexpr unsigned kNvlinkSpeedCommon = 90;  // NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON
 constexpr unsigned kNvlinkLinkCount = 91;    // NVML_FI_DEV_NVLINK_LINK_COUNT (present, not active)
+constexpr unsigned kNvlinkGetSpeed = 164;    // NVML_FI_DEV_NVLINK_GET_SPEED (MB/s of the link scopeId)
 constexpr int kCapsNvlink = 2;               // NVML_P2P_CAPS_INDEX_NVLINK
 constexpr int kStatusOk = 0;                 // NVML_P2P_STATUS_OK
 
@@ -55,9 +56,20 @@ LinkFacts query_links(const std::string& mine, const std::vector<std::string>& o
     if (fields(me, 2, v) == 0) {
       if (v[0].nvmlReturn == 0) f.nvlink_mbps = v[0].value.ui;
       const unsigned present = v[1].nvmlReturn == 0 ? v[1].value.ui : 0;
+      int first_active = -1;
       for (unsigned l = 0; l < present; ++l) {
         int active = 0;
-        if (link_state(me, l, &active) == 0 && active) ++f.nvlinks;
+        if (link_state(me, l, &active) == 0 && active && f.nvlinks++ == 0) first_active = static_cast<int>(l);
+      }
+      // Some drivers leave the common speed unanswered (Hopper behind NVSwitch): ask a link's.
+      if (f.nvlink_mbps == 0 && first_active >= 0) {
+        nvmlFieldValue_t s = {};
+        s.fieldId = kNvlinkGetSpeed;
+        s.scopeId = static_cast<unsigned>(first_active);
+        const int rc = fields(me, 1, &s);
+        if (rc == 0 && s.nvmlReturn == 0) f.nvlink_mbps = s.value.ui;
+        else f.why_no_speed = "NVML speed fields: " + std::to_string(v[0].nvmlReturn) + ", " +
+                              std::to_string(rc ? rc : static_cast<int>(s.nvmlReturn));
       }
     }
     // NVLink to every other GPU, directly or through NVSwitch; else the traffic takes PCIe.

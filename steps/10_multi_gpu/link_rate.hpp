@@ -34,6 +34,7 @@ struct LinkFacts {
   unsigned nvlink_mbps = 0;  ///< MB/s each way per link
   bool nvlink_to_all = false;  ///< NVLink reaches every other GPU of the team (NVML's P2P status)
   std::string why_not_nvlink;  ///< where this GPU has NVLinks: the first GPU NVML says they miss
+  std::string why_no_speed;    ///< where NVML gave no speed per link: its return codes
   int pcie_gen = 0, pcie_lanes = 0;
 };
 
@@ -54,8 +55,9 @@ inline LinkRate link_rate(const LinkFacts& f) {
   if (pcie > 0) {
     std::snprintf(buf, sizeof buf, "PCIe %d x%d, theoretical", f.pcie_gen, f.pcie_lanes);
     std::string what = buf;
-    if (f.nvlinks > 0)  // NVLinks that NVML does not report as joining the team: say so
-      what += "; " + std::to_string(f.nvlinks) + " NVLinks not to " + f.why_not_nvlink;
+    if (f.nvlinks > 0)  // NVLinks that NVML does not report as joining the team, or without a speed
+      what += "; " + std::to_string(f.nvlinks) + " NVLinks " +
+              (f.nvlink_to_all ? "of unknown speed (" + f.why_no_speed + ")" : "not to " + f.why_not_nvlink);
     return {pcie, what};
   }
   return {0, "unknown: neither NVLink to every GPU nor a PCIe link NVML describes"};

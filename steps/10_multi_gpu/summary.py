@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The summary of a step 10 GPU run (make gpu-check's bench-10 parts): per number of GPUs, element
 type and shape, the medians over the separate runs (min-max) of NCCL's all-to-all, the lesson's
-two methods and PyTorch's three programs, with step 10's best over the best PyTorch program.
+methods, its lab's and PyTorch's programs; then the step's and the lab's best against the best
+NCCL copy (the all-to-alls, plain and on symmetric windows) and the best PyTorch program.
 
     python3 steps/10_multi_gpu/summary.py OUT/bench.csv [OUT/peers.csv ...]
 """
@@ -48,29 +49,34 @@ def main(paths):
     for g, t, shape in problems:
         a2a = stat((g, t, shape, "step10", "a2a")) or stat((g, t, shape, "step10-lab", "a2a"))
         print(f"\n{g} GPUs, {t} {shape}: NCCL all-to-all {fmt(a2a)}")
-        best10 = None
+        best = {}  # "step10", "step10-lab", "reference", "pytorch" -> (ms, id)
         ids = sorted({k[3:] for k in runs if k[:3] == (g, t, shape) and k[3] != "pytorch-nccl" and k[4] != "a2a"},
                      key=lambda k: (k[0] != "step10", k[1]))
         for step, kid in ids:
             s = stat((g, t, shape, step, kid))
-            if s is None:
-                continue
             pa = f"{100 * a2a[0] / s[0]:.1f}" if a2a else "-"
             print(f"  {step:10} {kid:28} {fmt(s):34} {pa:>6} % a2a {s[4]:6.1f} % bound")
-            if step == "step10" and (best10 is None or s[0] < best10[0]):
-                best10 = (s[0], kid)
+            # Copies of the bytes (NCCL's all-to-alls, the link copies) are references, not transposes.
+            group = "reference" if kid.startswith(("a2a", "link-copy")) else step
+            if group not in best or s[0] < best[group][0]:
+                best[group] = (s[0], kid)
         ta = stat((g, t, shape, "pytorch-nccl", "a2a"))
-        best_t = None
-        for kid in ("torch-short", "torch-compiled", "torch"):
+        for kid in sorted({k[4] for k in runs if k[:4] == (g, t, shape, "pytorch-nccl") and k[4] != "a2a"}):
             s = stat((g, t, shape, "pytorch-nccl", kid))
-            if s is None:
-                continue
             pa = f"{100 * ta[0] / s[0]:.1f}" if ta else "-"
             print(f"  {'pytorch':10} {kid:28} {fmt(s):34} {pa:>6} % of its all_to_all_single")
-            if best_t is None or s[0] < best_t[0]:
-                best_t = (s[0], kid)
-        if best10 and best_t:
-            print(f"  step 10's {best10[1]} is {best_t[0] / best10[0]:.2f}x faster than PyTorch's {best_t[1]}")
+            if "pytorch" not in best or s[0] < best["pytorch"][0]:
+                best["pytorch"] = (s[0], kid)
+        for mine in ("step10", "step10-lab"):
+            if mine not in best:
+                continue
+            ms, kid = best[mine]
+            line = f"  {mine}'s best, {kid}:"
+            if "reference" in best:
+                line += f" {100 * best['reference'][0] / ms:.1f}% of the best NCCL copy ({best['reference'][1]});"
+            if "pytorch" in best:
+                line += f" {best['pytorch'][0] / ms:.2f}x PyTorch's best ({best['pytorch'][1]})"
+            print(line.rstrip(";"))
     return 0
 
 

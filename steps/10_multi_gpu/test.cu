@@ -212,6 +212,12 @@ TEST(CpuStep10LinkRate, NvlinkTimesLinksElsePcieElseUnknown) {
   EXPECT_NEAR(nv.gbps, 478.1, 0.1);
   EXPECT_NE(nv.what.find("18 NVLinks"), std::string::npos);
   EXPECT_NE(nv.what.find("theoretical"), std::string::npos);
+  f.nvlink_mbps = 0;  // NVLinks to every GPU whose speed NVML did not give: PCIe, and say why
+  f.why_no_speed = "NVML speed fields: 3, 3";
+  EXPECT_NEAR(step10::link_rate(f).gbps, 63.0, 0.05);
+  EXPECT_NE(step10::link_rate(f).what.find("18 NVLinks of unknown speed (NVML speed fields: 3, 3)"),
+            std::string::npos);
+  f.nvlink_mbps = 26562;
   f.nvlink_to_all = false;  // an NVLink bridge to one GPU, the others over PCIe
   EXPECT_NEAR(step10::link_rate(f).gbps, 63.0, 0.05);
   EXPECT_NE(step10::link_rate(f).what.find("PCIe 5 x16"), std::string::npos);
