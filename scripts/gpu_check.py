@@ -337,9 +337,12 @@ def key_numbers(folder):
                          f"{max(pct):.1f}")
         elif rows:
             notes.append(f"{csv_path.name}: {len(rows)} rows")
-    for line in log.splitlines():  # step 10's summary: the lines that give % of the all-to-all
-        if "% a2a" in line or "% of the all-to-all" in line:
-            notes.append(line.strip()[:120])
+    problem = ""
+    for line in log.splitlines():  # step 10's summary: its best against NCCL's and PyTorch's best
+        if re.match(r"\d+ GPUs, ", line):
+            problem = line.split(":")[0]
+        elif re.match(r"\s*step10(-lab)?'s best, ", line):
+            notes.append(f"{problem}: {line.strip()}")
     return "; ".join(notes)
 
 
