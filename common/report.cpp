@@ -11,6 +11,12 @@
 
 namespace course {
 
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1 << 30));
+  return buf;
+}
+
 void fill_rates(const Report& report, ResultRow* row) {
   row->gbps = row->median_ms > 0 ? report.problem.bytes_moved() / (row->median_ms * 1e-3) / 1e9 : 0;
   row->pct_copy = report.copy_gbps > 0 ? 100.0 * row->gbps / report.copy_gbps : 0;

@@ -37,6 +37,9 @@ struct Report {
   std::vector<ResultRow> rows;  ///< the references (copies, cuBLAS), then the step's kernels
 };
 
+/// @p bytes in GiB with two decimals, for the messages that refuse a size: "1.50 GiB".
+std::string gib(double bytes);
+
 /// Fills gbps, pct_copy and pct_peak of @p row from its median time.
 void fill_rates(const Report& report, ResultRow* row);
 
