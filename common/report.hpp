@@ -52,6 +52,18 @@ std::string l2_note(double bytes_moved, std::int64_t l2_bytes);
 /// one) and one line per row.
 void print_table(std::ostream& os, const Report& report);
 
+/// The names of a table's columns where they differ between tables: the text columns after the
+/// kernel's (block and tile; step 10 has no block, and its chunks in the tile's place) and the
+/// last three numbers' (step 10: GB/s per GPU, % of the all-to-all, % of its bound).
+struct Columns {
+  std::string block = "block", tile = "tile";
+  std::string gbps = "GB/s", pct_copy = "% copy", pct_peak = "% peak";
+};
+
+/// The rows of the table: a header line, a line of dashes, one line per row (a refused row has
+/// dashes for its numbers).
+void print_rows(std::ostream& os, const std::vector<ResultRow>& rows, const Columns& names = {});
+
 /// The CSV header: step,id,kernel,block,tile,type,rows,cols,batch,median_ms,min_ms,gbps,pct_copy,
 /// pct_peak,verified,device,driver,cuda,date
 std::string csv_header();

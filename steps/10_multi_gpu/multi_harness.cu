@@ -203,29 +203,7 @@ void print_table(std::ostream& os, const course::Report& r, const Layout& at,
   os << " and " << std::setprecision(1) << b.local_bytes / 1e6 << " MB read and written at the copy's "
      << std::setprecision(0) << b.copy_gbps << " GB/s (" << std::setprecision(3) << b.local_ms()
      << " ms, cudaMemcpy timed here)\n\n";
-  std::size_t kw = 6, tw = 6;
-  for (const course::ResultRow& row : r.rows) {
-    kw = std::max(kw, row.kernel.size());
-    tw = std::max(tw, row.tile.size());
-  }
-  const int k = static_cast<int>(kw + 2), t = static_cast<int>(tw + 2);
-  os << std::left << std::setw(k) << "kernel" << std::setw(t) << "chunks" << std::right
-     << std::setw(11) << "median ms" << std::setw(10) << "min ms" << std::setw(10) << "GB/s/GPU"
-     << std::setw(8) << "% a2a" << std::setw(8) << "% bound" << "  verified\n"
-     << std::string(static_cast<std::size_t>(k + t + 47) + 10, '-') << "\n";
-  for (const course::ResultRow& row : r.rows) {
-    os << std::left << std::setw(k) << row.kernel << std::setw(t) << row.tile << std::right;
-    if (row.verified == "refused") {
-      os << std::setw(11) << "-" << std::setw(10) << "-" << std::setw(10) << "-" << std::setw(8)
-         << "-" << std::setw(8) << "-";
-    } else {
-      os << std::setprecision(4) << std::setw(11) << row.median_ms << std::setw(10) << row.min_ms
-         << std::setprecision(0) << std::setw(10) << row.gbps << std::setprecision(1)
-         << std::setw(8) << row.pct_copy << std::setw(8) << row.pct_peak;
-    }
-    os << "  " << row.verified << "\n";
-  }
-  os.unsetf(std::ios::floatfield);
+  course::print_rows(os, r.rows, {"", "chunks", "GB/s/GPU", "% a2a", "% bound"});
 }
 
 // Everything after the team is formed; every process runs the same collective calls in the
