@@ -9,24 +9,32 @@
 
 namespace course {
 
-/// Owns `bytes` bytes of device memory from cudaMalloc. Move-only; the destructor frees it.
-class DeviceBuffer {
+/// Where DeviceBuffer's memory comes from: cudaMalloc. Another policy with the same two functions
+/// gives the same buffer over another allocator (step 10's ncclMemAlloc, nccl_buffer.cuh).
+struct CudaMalloc {
+  static void allocate(void** ptr, std::size_t bytes) { CUDA_CHECK(cudaMalloc(ptr, bytes)); }
+  static void release(void* ptr) { cudaFree(ptr); }  // no check: a destructor must not throw
+};
+
+/// Owns `bytes` bytes of device memory from @p Alloc. Move-only; the destructor frees it.
+template <typename Alloc>
+class BasicDeviceBuffer {
  public:
-  DeviceBuffer() = default;
+  BasicDeviceBuffer() = default;
   /// Allocates @p bytes (at least one byte, so that a pointer always exists).
-  explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-    CUDA_CHECK(cudaMalloc(&ptr_, bytes ? bytes : 1));
+  explicit BasicDeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+    Alloc::allocate(&ptr_, bytes ? bytes : 1);
   }
-  ~DeviceBuffer() {
-    if (ptr_) cudaFree(ptr_);  // no check: a destructor must not throw
+  ~BasicDeviceBuffer() {
+    if (ptr_) Alloc::release(ptr_);
   }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  BasicDeviceBuffer(const BasicDeviceBuffer&) = delete;
+  BasicDeviceBuffer& operator=(const BasicDeviceBuffer&) = delete;
   /// Takes @p other's memory; @p other is left empty.
-  DeviceBuffer(DeviceBuffer&& other) noexcept
+  BasicDeviceBuffer(BasicDeviceBuffer&& other) noexcept
       : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
   /// Swaps memory with @p other, which frees this buffer's old memory when it is destroyed.
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+  BasicDeviceBuffer& operator=(BasicDeviceBuffer&& other) noexcept {
     std::swap(ptr_, other.ptr_);
     std::swap(bytes_, other.bytes_);
     return *this;
@@ -44,5 +52,8 @@ class DeviceBuffer {
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
 };
+
+/// Device memory from cudaMalloc: what every step allocates.
+using DeviceBuffer = BasicDeviceBuffer<CudaMalloc>;
 
 }  // namespace course

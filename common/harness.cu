@@ -1,7 +1,6 @@
 #include "harness.cuh"
 
 #include <algorithm>
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -50,20 +49,6 @@ cudaError_t run_poisoned(const Variant& v, const Problem& p, const void* in, voi
 }
 
 namespace {
-
-std::unique_ptr<std::uint8_t[]> host_bytes(std::size_t n) {
-  std::unique_ptr<std::uint8_t[]> p(new (std::nothrow) std::uint8_t[n ? n : 1]);
-  if (!p) {
-    throw UsageError("not enough host memory: " + std::to_string(n >> 20) + " MiB needed");
-  }
-  return p;
-}
-
-std::string gib(std::size_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1 << 30));
-  return buf;
-}
 
 // The arguments' own checks, which need no device: a writable --csv (the step's checks ran when
 // its kernel list was built, before this).
@@ -313,15 +298,8 @@ int run_step(int argc, char** argv, const StepInfo& step, const VariantList& mak
       [&](const Options& opt) { variants = select_variants(step, opt, make_variants); },
       [&](const Options& opt) { return run(step, opt, std::move(variants)); },
       [&](const Options&) {
-        // --list: what bench.py and the plots' checks read, one fact a line, tab-separated:
-        // every element type of the course (its bytes; whether this binary takes it), then the
-        // kernels for these options.
-        for (ElemType t : all_elem_types()) {
-          bool takes = false;
-          for (ElemType s : step.types) takes = takes || s == t;
-          std::cout << "type\t" << elem_name(t) << '\t' << elem_size(t) << '\t'
-                    << (t == step.types.front() ? "default" : takes ? "yes" : "no") << '\n';
-        }
+        // --list: the element types (list_types), then the kernels for these options.
+        std::cout << list_types(step);
         for (const Variant& v : variants) std::cout << "kernel\t" << v.id << '\t' << v.name << '\n';
         return kExitOk;
       });

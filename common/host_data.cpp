@@ -3,12 +3,21 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <new>
 #include <random>
 #include <sstream>
 #include <thread>
 #include <vector>
 
+#include "errors.hpp"
+
 namespace course {
+
+std::unique_ptr<std::uint8_t[]> host_bytes(std::size_t n) {
+  std::unique_ptr<std::uint8_t[]> p(new (std::nothrow) std::uint8_t[n ? n : 1]);
+  if (!p) throw UsageError("not enough host memory: " + std::to_string(n >> 20) + " MiB needed");
+  return p;
+}
 
 std::uint64_t fresh_seed() {
   std::random_device rd;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "problem.hpp"
@@ -15,6 +16,10 @@ namespace course {
 /// Every byte of an output is set to this before a kernel runs. For the float types the all-ones
 /// pattern is a NaN, and fill_pattern never produces it, so an unwritten element always fails.
 constexpr std::uint8_t kPoisonByte = 0xFF;
+
+/// @p n bytes of host memory (at least one); throws UsageError ("not enough host memory: ...")
+/// where there are not so many.
+std::unique_ptr<std::uint8_t[]> host_bytes(std::size_t n);
 
 /// A fresh random seed (from std::random_device), so every run checks new inputs.
 std::uint64_t fresh_seed();

@@ -146,6 +146,17 @@ Options parse_options(const StepInfo& step, const std::vector<std::string>& args
   return o;
 }
 
+std::string list_types(const StepInfo& step) {
+  std::ostringstream s;
+  for (ElemType t : all_elem_types()) {
+    bool takes = false;
+    for (ElemType supported : step.types) takes = takes || supported == t;
+    s << "type\t" << elem_name(t) << '\t' << elem_size(t) << '\t'
+      << (t == step.types.front() ? "default" : takes ? "yes" : "no") << '\n';
+  }
+  return s.str();
+}
+
 std::string usage(const StepInfo& step) {
   std::ostringstream s;
   s << step.binary << ": " << step.title << "\n\n";

@@ -62,4 +62,9 @@ Options parse_options(const StepInfo& step, const std::vector<std::string>& args
 /// The --help text: every option, the step's own ones and its types, and the exit codes.
 std::string usage(const StepInfo& step);
 
+/// The first lines of --list, what bench.py and the plots' checks read, one fact a line,
+/// tab-separated: every element type of the course, its bytes, and whether @p step takes it
+/// ("default", "yes" or "no").
+std::string list_types(const StepInfo& step);
+
 }  // namespace course

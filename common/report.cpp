@@ -11,6 +11,12 @@
 
 namespace course {
 
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1 << 30));
+  return buf;
+}
+
 void fill_rates(const Report& report, ResultRow* row) {
   row->gbps = row->median_ms > 0 ? report.problem.bytes_moved() / (row->median_ms * 1e-3) / 1e9 : 0;
   row->pct_copy = report.copy_gbps > 0 ? 100.0 * row->gbps / report.copy_gbps : 0;
@@ -38,32 +44,37 @@ void print_table(std::ostream& os, const Report& r) {
   const std::string note = l2_note(r.problem.bytes_moved(), r.device.l2_bytes);
   if (!note.empty()) os << note << "\n";
   os << "\n";
+  print_rows(os, r.rows);
+}
+
+void print_rows(std::ostream& os, const std::vector<ResultRow>& rows, const Columns& names) {
   // The text columns are as wide as their longest cell (and a gap of two), so a long kernel
   // name pushes the columns right instead of running into them.
-  std::size_t kernel_w = std::string("kernel").size(), block_w = std::string("block").size(),
-              tile_w = std::string("tile").size();
-  for (const ResultRow& row : r.rows) {
+  std::size_t kernel_w = std::string("kernel").size(), block_w = names.block.size(),
+              tile_w = names.tile.size();
+  for (const ResultRow& row : rows) {
     kernel_w = std::max(kernel_w, row.kernel.size());
     block_w = std::max(block_w, row.block.size());
     tile_w = std::max(tile_w, row.tile.size());
   }
-  const int kw = static_cast<int>(kernel_w + 2), bw = static_cast<int>(block_w + 2),
-            tw = static_cast<int>(tile_w + 2);
-  const int numbers_w = 11 + 10 + 9 + 8 + 8;  // median ms, min ms, GB/s, % copy, % peak
-  os << std::left << std::setw(kw) << "kernel" << std::setw(bw) << "block" << std::setw(tw)
-     << "tile" << std::right << std::setw(11) << "median ms" << std::setw(10) << "min ms"
-     << std::setw(9) << "GB/s" << std::setw(8) << "% copy" << std::setw(8) << "% peak"
-     << "  verified\n";
+  // No block column where it has no name (step 10's table).
+  const int kw = static_cast<int>(kernel_w + 2), bw = names.block.empty() ? 0 : static_cast<int>(block_w + 2),
+            tw = static_cast<int>(tile_w + 2), gw = std::max(9, static_cast<int>(names.gbps.size()) + 2);
+  const int numbers_w = 11 + 10 + gw + 8 + 8;  // median ms, min ms, GB/s, % copy, % peak
+  os << std::left << std::setw(kw) << "kernel" << std::setw(bw) << names.block << std::setw(tw)
+     << names.tile << std::right << std::setw(11) << "median ms" << std::setw(10) << "min ms"
+     << std::setw(gw) << names.gbps << std::setw(8) << names.pct_copy << std::setw(8)
+     << names.pct_peak << "  verified\n";
   os << std::string(static_cast<std::size_t>(kw + bw + tw + numbers_w) + 10, '-') << "\n";
-  for (const ResultRow& row : r.rows) {
-    os << std::left << std::setw(kw) << row.kernel << std::setw(bw) << row.block << std::setw(tw)
-       << row.tile << std::right;
+  for (const ResultRow& row : rows) {
+    os << std::left << std::setw(kw) << row.kernel << std::setw(bw) << (bw ? row.block : "")
+       << std::setw(tw) << row.tile << std::right;
     if (row.verified == "refused") {
-      os << std::setw(11) << "-" << std::setw(10) << "-" << std::setw(9) << "-" << std::setw(8)
+      os << std::setw(11) << "-" << std::setw(10) << "-" << std::setw(gw) << "-" << std::setw(8)
          << "-" << std::setw(8) << "-";
     } else {
       os << std::setprecision(4) << std::setw(11) << row.median_ms << std::setw(10) << row.min_ms
-         << std::setprecision(0) << std::setw(9) << row.gbps << std::setprecision(1)
+         << std::setprecision(0) << std::setw(gw) << row.gbps << std::setprecision(1)
          << std::setw(8) << row.pct_copy << std::setw(8) << row.pct_peak;
     }
     os << "  " << row.verified << "\n";

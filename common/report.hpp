@@ -37,6 +37,9 @@ struct Report {
   std::vector<ResultRow> rows;  ///< the references (copies, cuBLAS), then the step's kernels
 };
 
+/// @p bytes in GiB with two decimals, for the messages that refuse a size: "1.50 GiB".
+std::string gib(double bytes);
+
 /// Fills gbps, pct_copy and pct_peak of @p row from its median time.
 void fill_rates(const Report& report, ResultRow* row);
 
@@ -48,6 +51,18 @@ std::string l2_note(double bytes_moved, std::int64_t l2_bytes);
 /// The table the binaries print: a title line, the device line (and l2_note's line where it has
 /// one) and one line per row.
 void print_table(std::ostream& os, const Report& report);
+
+/// The names of a table's columns where they differ between tables: the text columns after the
+/// kernel's (block and tile; step 10 has no block, and its chunks in the tile's place) and the
+/// last three numbers' (step 10: GB/s per GPU, % of the all-to-all, % of its bound).
+struct Columns {
+  std::string block = "block", tile = "tile";
+  std::string gbps = "GB/s", pct_copy = "% copy", pct_peak = "% peak";
+};
+
+/// The rows of the table: a header line, a line of dashes, one line per row (a refused row has
+/// dashes for its numbers).
+void print_rows(std::ostream& os, const std::vector<ResultRow>& rows, const Columns& names = {});
 
 /// The CSV header: step,id,kernel,block,tile,type,rows,cols,batch,median_ms,min_ms,gbps,pct_copy,
 /// pct_peak,verified,device,driver,cuda,date

@@ -1,7 +1,6 @@
 #include "timer.cuh"
 
 #include <algorithm>
-#include <vector>
 
 #include "check.cuh"
 
@@ -25,13 +24,18 @@ struct EventPair {
 }  // namespace
 
 Timing time_runs(const std::function<void(cudaStream_t)>& launch, int warmup, int reps,
-                 cudaStream_t stream) {
-  for (int i = 0; i < warmup; ++i) launch(stream);
+                 cudaStream_t stream, const std::function<void(cudaStream_t)>& before,
+                 const std::function<void(std::vector<double>&)>& combine) {
+  for (int i = 0; i < warmup; ++i) {
+    if (before) before(stream);
+    launch(stream);
+  }
   CUDA_CHECK(cudaStreamSynchronize(stream));
 
   EventPair ev;
   std::vector<double> ms(static_cast<std::size_t>(reps));
   for (double& t : ms) {
+    if (before) before(stream);
     CUDA_CHECK(cudaEventRecord(ev.start, stream));
     launch(stream);
     CUDA_CHECK(cudaEventRecord(ev.stop, stream));
@@ -40,6 +44,7 @@ Timing time_runs(const std::function<void(cudaStream_t)>& launch, int warmup, in
     CUDA_CHECK(cudaEventElapsedTime(&elapsed, ev.start, ev.stop));
     t = elapsed;
   }
+  if (combine) combine(ms);
   std::sort(ms.begin(), ms.end());
   Timing r;
   r.min_ms = ms.front();

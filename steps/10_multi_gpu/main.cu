@@ -4,10 +4,9 @@
 #include "methods.cuh"
 
 int main(int argc, char** argv) {
-  course::StepInfo step;
-  step.binary = "step10";
-  step.title = "the transpose across GPUs: step 08's tiles, NCCL's all-to-all, overlapped";
-  step.description =
+  return step10::run_multi(
+      argc, argv, "step10",
+      "the transpose across GPUs: step 08's tiles, NCCL's all-to-all, overlapped",
       "The matrix is split by rows over G GPUs, one process each, and so is its transpose:\n"
       "every GPU keeps 1/G of its rows' data and sends 1/G to each other GPU. Chunk by chunk,\n"
       "step 08's kernel transposes its rows into a send buffer, NCCL exchanges the pieces,\n"
@@ -18,9 +17,6 @@ int main(int argc, char** argv) {
       "Each GPU checks its own block. ./step10 uses every GPU of this machine;\n"
       "mpirun -np G ./step10 starts one process per GPU on any machines. In the table, GB/s\n"
       "is per GPU and % a2a takes the place of % copy: % of the plain all-to-all.\n"
-      "--only takes ids separated by commas.";
-  step.types = course::all_elem_types();  // every type, float32 (the default) first
-  step10::add_multi_options(&step);
-  return step10::run_multi(argc, argv, step,
-                           [](const course::Options&) { return step10::methods(); });
+      "--only takes ids separated by commas.",
+      step10::methods);
 }

@@ -5,7 +5,7 @@
 // than 2.28 (no windows) the pipeline runs alone.
 #pragma once
 
-#include <memory>
+#include <string>
 #include <vector>
 
 #include "multi_harness.hpp"
@@ -18,19 +18,32 @@
 
 namespace step10 {
 
-inline Method overlapped() {
-  auto pipe = std::make_shared<std::unique_ptr<Pipeline>>();
+/// What the pipeline sends with: the team's communicator and the harness's staging buffers. The
+/// lab's variants give it others in their place (lab_methods.cuh: a communicator held to a few
+/// SMs, buffers registered with NCCL).
+struct TeamLinks {
+  explicit TeamLinks(const Context&) {}
+  ncclComm_t comm(const Context& c) const { return c.comm; }
+  Part part(const Context& c) const { return c.part(); }
+};
+
+/// The pipeline's streams and events, made once per run, and what it sends with.
+template <typename Links>
+struct Overlapped : Runs {
+  Links links;
+  Pipeline pipe;
+  explicit Overlapped(const Context& c) : links(c), pipe(c.at.chunks) {}
+};
+
+template <typename Links = TeamLinks>
+inline Method overlapped(const std::string& id = "overlapped", const std::string& name = "overlapped") {
   Method m;
-  m.id = "overlapped";
-  m.name = "overlapped";
+  m.id = id;
+  m.name = name;
   m.chunked = true;
-  m.prepare = [pipe](const Context& c) {
-    *pipe = std::make_unique<Pipeline>(c.at.chunks);
-    return std::string();
-  };
-  m.run = [pipe](const Context& c, cudaStream_t s) { (*pipe)->run(c.part(), c.comm, s); };
-  m.release = [pipe] { pipe->reset(); };
-  return m;
+  return with_state<Overlapped<Links>>(m, [](Overlapped<Links>& st, const Context& c, cudaStream_t s) {
+    st.pipe.run(st.links.part(c), st.links.comm(c), s);
+  });
 }
 
 inline std::vector<Method> methods() {

@@ -20,6 +20,7 @@
 #include "errors.hpp"
 #include "host_data.hpp"
 #include "link_rate.hpp"
+#include "options.hpp"
 #include "report.hpp"
 #include "team.hpp"
 #include "stall.cuh"
@@ -31,15 +32,6 @@ namespace step10 {
 using course::CudaError;
 using course::DeviceBuffer;
 using course::UsageError;
-
-void add_multi_options(course::StepInfo* step) {
-  step->extras.push_back({"gpus", {"all", "1", "2", "3", "4", "5", "6", "7", "8"},
-                          "GPUs of this machine to use, one process each (under mpirun: "
-                          "leave it out, or give mpirun's -np)"});
-  step->extras.push_back({"chunks", {"auto", "1", "2", "4", "8", "16", "32", "64"},
-                          "chunks of rows per GPU in the pipeline (auto: one per 128 MiB, "
-                          "4 to 32)"});
-}
 
 std::string run_id(const std::string& id, int gpus, bool chunked, const std::string& chunks) {
   return id + "-" + std::to_string(gpus) + (gpus == 1 ? "gpu" : "gpus") +
@@ -88,18 +80,6 @@ constexpr std::size_t kRoomForNccl = std::size_t{512} << 20;
 // How long GPU g waits, times g, before a verified run: longer than any run of the tests' shapes
 // takes to start writing.
 constexpr double kStaggerMs = 20;
-
-std::string gib(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1 << 30));
-  return buf;
-}
-
-std::unique_ptr<std::uint8_t[]> host_bytes(std::size_t n) {
-  std::unique_ptr<std::uint8_t[]> p(new (std::nothrow) std::uint8_t[n ? n : 1]);
-  if (!p) throw UsageError("not enough host memory: " + std::to_string(n >> 20) + " MiB needed");
-  return p;
-}
 
 // Values every GPU contributes and every GPU gets back, through NCCL like every other byte.
 class Collective {
@@ -178,44 +158,16 @@ void all_to_all(const Part& p, ncclComm_t comm, cudaStream_t s) {
   NCCL_CHECK(ncclGroupEnd());
 }
 
-// Times @p fn like common/timer.cu, every repetition started together on every GPU (a barrier,
+// Times @p fn with common/timer.cu, every repetition started together on every GPU (a barrier,
 // untimed); a repetition's time is the slowest GPU's.
 course::Timing time_all(const Context& c, Collective& all, cudaStream_t s,
                         const std::function<void(cudaStream_t)>& fn, int warmup, int reps) {
-  for (int i = 0; i < warmup; ++i) {
-    c.barrier(s);
-    fn(s);
-  }
-  CUDA_CHECK(cudaStreamSynchronize(s));
-  cudaEvent_t start = nullptr, stop = nullptr;
-  CUDA_CHECK(cudaEventCreate(&start));
-  CUDA_CHECK(cudaEventCreate(&stop));
-  std::vector<float> ms(static_cast<std::size_t>(reps));
-  try {
-    for (float& t : ms) {
-      c.barrier(s);
-      CUDA_CHECK(cudaEventRecord(start, s));
-      fn(s);
-      CUDA_CHECK(cudaEventRecord(stop, s));
-      CUDA_CHECK(cudaEventSynchronize(stop));
-      CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
-    }
-  } catch (...) {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    throw;
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  ms = all.max(ms);
-  std::sort(ms.begin(), ms.end());
-  course::Timing t;
-  t.min_ms = ms.front();
-  t.median_ms = ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
-  return t;
+  return course::time_runs(fn, warmup, reps, s, [&](cudaStream_t t) { c.barrier(t); },
+                           [&](std::vector<double>& ms) {
+                             const std::vector<float> slowest = all.max(std::vector<float>(ms.begin(), ms.end()));
+                             ms.assign(slowest.begin(), slowest.end());
+                           });
 }
-
-std::string gpus_text(int g) { return std::to_string(g) + (g == 1 ? " GPU" : " GPUs"); }
 
 // What no transpose across the GPUs can beat: the bytes that cross a link each way over the
 // link's rate, or its own block read and written once at the copy's pace, whichever is longer.
@@ -251,29 +203,7 @@ void print_table(std::ostream& os, const course::Report& r, const Layout& at,
   os << " and " << std::setprecision(1) << b.local_bytes / 1e6 << " MB read and written at the copy's "
      << std::setprecision(0) << b.copy_gbps << " GB/s (" << std::setprecision(3) << b.local_ms()
      << " ms, cudaMemcpy timed here)\n\n";
-  std::size_t kw = 6, tw = 6;
-  for (const course::ResultRow& row : r.rows) {
-    kw = std::max(kw, row.kernel.size());
-    tw = std::max(tw, row.tile.size());
-  }
-  const int k = static_cast<int>(kw + 2), t = static_cast<int>(tw + 2);
-  os << std::left << std::setw(k) << "kernel" << std::setw(t) << "chunks" << std::right
-     << std::setw(11) << "median ms" << std::setw(10) << "min ms" << std::setw(10) << "GB/s/GPU"
-     << std::setw(8) << "% a2a" << std::setw(8) << "% bound" << "  verified\n"
-     << std::string(static_cast<std::size_t>(k + t + 47) + 10, '-') << "\n";
-  for (const course::ResultRow& row : r.rows) {
-    os << std::left << std::setw(k) << row.kernel << std::setw(t) << row.tile << std::right;
-    if (row.verified == "refused") {
-      os << std::setw(11) << "-" << std::setw(10) << "-" << std::setw(10) << "-" << std::setw(8)
-         << "-" << std::setw(8) << "-";
-    } else {
-      os << std::setprecision(4) << std::setw(11) << row.median_ms << std::setw(10) << row.min_ms
-         << std::setprecision(0) << std::setw(10) << row.gbps << std::setprecision(1)
-         << std::setw(8) << row.pct_copy << std::setw(8) << row.pct_peak;
-    }
-    os << "  " << row.verified << "\n";
-  }
-  os.unsetf(std::ios::floatfield);
+  course::print_rows(os, r.rows, {"", "chunks", "GB/s/GPU", "% a2a", "% bound"});
 }
 
 // Everything after the team is formed; every process runs the same collective calls in the
@@ -301,8 +231,8 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
   if (all.max(short_here ? 1 : 0)) {
     if (short_here) {
       std::cerr << step.binary << ": --rows x --cols: " << p.describe() << " over "
-                << gpus_text(G) << " needs " << gib(needed) << " of device memory on GPU " << me
-                << " (its blocks, two staging buffers, NCCL's), " << gib(free_bytes)
+                << gpus_text(G) << " needs " << course::gib(needed) << " of device memory on GPU " << me
+                << " (its blocks, two staging buffers, NCCL's), " << course::gib(free_bytes)
                 << " is free\n";
     }
     return course::kExitBadArgument;
@@ -325,7 +255,7 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
   DeviceBuffer in(in_bytes), send(in_bytes + slack), recv(at.recv_elems(me) * elem + slack),
       scratch(sizeof(float));
   {
-    auto h_in = host_bytes(in_bytes);
+    auto h_in = course::host_bytes(in_bytes);
     const std::int64_t first = at.row_blocks().first(me) * at.cols;
     course::parallel_for(at.in_elems(me), [&](std::int64_t begin, std::int64_t end) {
       for (std::int64_t i = begin; i < end; ++i) {
@@ -356,7 +286,7 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
                     send.get(), recv.get(), out.get(),   kGuard,      out.bytes(),
                     scratch.as<float>(),    devices};
   std::unique_ptr<std::uint8_t[]> h_out;
-  if (opt.verify) h_out = host_bytes(out.bytes());
+  if (opt.verify) h_out = course::host_bytes(out.bytes());
 
   course::Report report;
   report.step = step.binary;
@@ -513,12 +443,7 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
 // it), then the kernels (id, name) for these options.
 void list(const course::StepInfo& step, const std::vector<Method>& methods, int gpus,
           const std::string& chunks) {
-  for (course::ElemType t : course::all_elem_types()) {
-    bool takes = false;
-    for (course::ElemType s : step.types) takes = takes || s == t;
-    std::cout << "type\t" << course::elem_name(t) << '\t' << course::elem_size(t) << '\t'
-              << (t == step.types.front() ? "default" : takes ? "yes" : "no") << '\n';
-  }
+  std::cout << course::list_types(step);
   for (const Method& m : methods) {
     if (m.hidden) continue;
     std::cout << "kernel\t" << run_id(m.id, gpus, m.chunked, chunks) << '\t' << m.name << ", "
@@ -541,7 +466,19 @@ int gpus_here() {
 
 }  // namespace
 
-int run_multi(int argc, char** argv, const course::StepInfo& step, const MethodList& make) {
+int run_multi(int argc, char** argv, const std::string& binary, const std::string& title,
+              const std::string& description, std::vector<Method> (*make)()) {
+  course::StepInfo step;
+  step.binary = binary;
+  step.title = title;
+  step.description = description;
+  step.types = course::all_elem_types();  // every type, float32 (the default) first
+  step.extras.push_back({"gpus", {"all", "1", "2", "3", "4", "5", "6", "7", "8"},
+                         "GPUs of this machine to use, one process each (under mpirun: "
+                         "leave it out, or give mpirun's -np)"});
+  step.extras.push_back({"chunks", {"auto", "1", "2", "4", "8", "16", "32", "64"},
+                         "chunks of rows per GPU in the pipeline (auto: one per 128 MiB, "
+                         "4 to 32)"});
   // NVLink SHARP (multicast) is for reductions; an all-to-all has no use for it, and setting it
   // up takes memory and a fabric manager. Off before NCCL starts, here and in every copy.
   setenv("NCCL_NVLS_ENABLE", "0", 1);
@@ -557,7 +494,7 @@ int run_multi(int argc, char** argv, const course::StepInfo& step, const MethodL
     }
     const std::string& g = opt.get("gpus");
     if (opt.list) {
-      if (lead) list(step, make(opt), g == "all" ? gpus_here() : std::stoi(g), opt.get("chunks"));
+      if (lead) list(step, make(), g == "all" ? gpus_here() : std::stoi(g), opt.get("chunks"));
       return course::kExitOk;
     }
     // --only: the methods with these ids (comma-separated; their own, or as the data has them),
@@ -573,7 +510,7 @@ int run_multi(int argc, char** argv, const course::StepInfo& step, const MethodL
       return m.id == w || (w.rfind(m.id + "-", 0) == 0 && w.size() > m.id.size() + 1 &&
                            std::isdigit(static_cast<unsigned char>(w[m.id.size() + 1])));
     };
-    std::vector<Method> all = make(opt), methods;
+    std::vector<Method> all = make(), methods;
     bool by_id = false;
     for (const Method& m : all)
       for (const std::string& w : wanted) by_id = by_id || is(m, w);

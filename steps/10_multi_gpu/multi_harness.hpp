@@ -10,12 +10,13 @@
 #include <nccl.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "blocks.hpp"
 #include "multi_transpose.cuh"
-#include "options.hpp"
+#include "problem.hpp"
 
 namespace step10 {
 
@@ -71,26 +72,59 @@ struct Method {
   std::function<void()> release;
 };
 
-/// A binary's methods for its options. Runs before any device is looked for: it must not touch
-/// the GPU; it may throw course::UsageError.
-using MethodList = std::function<std::vector<Method>(const course::Options&)>;
+/// Makes @p m keep a State on each GPU from prepare to release (its streams, buffers, windows):
+/// prepare makes State(context, @p args...), whose why_not() refuses the method ("" runs it); run
+/// calls @p run(state, context, stream); release destroys the state.
+template <typename State, typename Run, typename... Args>
+Method with_state(Method m, Run run, Args... args) {
+  auto state = std::make_shared<std::unique_ptr<State>>();
+  m.prepare = [state, args...](const Context& c) {
+    *state = std::make_unique<State>(c, args...);
+    return std::string((*state)->why_not());
+  };
+  m.run = [state, run](const Context& c, cudaStream_t s) { run(**state, c, s); };
+  m.release = [state] { state->reset(); };
+  return m;
+}
 
-/// Adds step 10's own options to @p step: --gpus N|all and --chunks N|auto.
-void add_multi_options(course::StepInfo* step);
+/// A state that never refuses its method.
+struct Runs {
+  std::string why_not() const { return ""; }
+};
+
+/// A communicator split from the team's with @p config (ncclCommSplit, a collective: every GPU
+/// makes it, in the same order), destroyed on every path: a method's own NCCL settings.
+class SplitComm {
+ public:
+  SplitComm(const Context& c, ncclConfig_t config) {
+    NCCL_CHECK(ncclCommSplit(c.comm, 0, c.me, &comm_, &config));
+  }
+  ~SplitComm() {
+    if (comm_) ncclCommDestroy(comm_);  // no check: a destructor must not throw
+  }
+  SplitComm(const SplitComm&) = delete;
+  SplitComm& operator=(const SplitComm&) = delete;
+  ncclComm_t get() const { return comm_; }
+
+ private:
+  ncclComm_t comm_ = nullptr;
+};
 
 /// The id a method's rows carry in the data: its own, the number of GPUs, and the chunks per GPU
 /// where --chunks gave them ("overlapped-2gpus", "overlapped-1gpu", "overlapped-2gpus-8chunks"):
 /// the same kernel on other GPU counts or chunks is another measurement.
 std::string run_id(const std::string& id, int gpus, bool chunked, const std::string& chunks);
 
-/// The main() of step 10 and its lab: parse (exit 2 on a bad argument, printed by rank 0 only;
-/// --list prints the element types and the kernels' ids for --gpus, or for the GPUs visible here,
-/// one where none is),
-/// join the team (team.hpp; exit 3 without a usable device), refuse a size that does not fit on
-/// some GPU (exit 2), fill this GPU's rows, time the all-to-all, then for each method: poison,
-/// run once, check this GPU's block (exit 1 if any GPU's is wrong), time. Rank 0 prints the
-/// table and writes the CSV rows. Returns the exit code.
-int run_multi(int argc, char** argv, const course::StepInfo& step, const MethodList& methods);
+/// The main() of step 10 and its lab (@p binary, @p title and @p description for --help; every
+/// element type, float32 first; --gpus N|all and --chunks N|auto besides the course's options):
+/// parse (exit 2 on a bad argument, printed by rank 0 only; --list prints the element types and
+/// the kernels' ids for --gpus, or for the GPUs visible here, one where none is), join the team
+/// (team.hpp; exit 3 without a usable device), refuse a size that does not fit on some GPU (exit
+/// 2), fill this GPU's rows, time the all-to-all, then for each of @p methods: poison, run once,
+/// check this GPU's block (exit 1 if any GPU's is wrong), time. Rank 0 prints the table and
+/// writes the CSV rows. @p methods must not touch the GPU. Returns the exit code.
+int run_multi(int argc, char** argv, const std::string& binary, const std::string& title,
+              const std::string& description, std::vector<Method> (*methods)());
 
 /// Checks the output block of GPU @p me (its rows of the cols x rows transpose, @p got) against
 /// the patterns of the input elements they came from (seed @p seed); "" when every element

@@ -1,6 +1,7 @@
 // Step 10 - device memory from ncclMemAlloc, what NCCL's windows are made of (every GPU's output
 // block, in the harness): NCCL maps it on the other GPUs of the machine. Before NCCL 2.19, which
-// has no ncclMemAlloc, plain cudaMalloc (nothing registers it as a window there).
+// has no ncclMemAlloc, plain cudaMalloc (nothing registers it as a window there). The buffer is
+// common/'s DeviceBuffer; only where its memory comes from differs.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -8,6 +9,7 @@
 
 #include <cstddef>
 
+#include "device_buffer.cuh"
 #include "multi_transpose.cuh"  // NCCL_CHECK
 
 namespace step10 {
@@ -18,34 +20,18 @@ namespace step10 {
 // pipeline alone.
 #define STEP10_HAVE_WINDOWS (NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0))
 
-/// Device memory from ncclMemAlloc, freed on every path: what a window is made of (every GPU's
-/// output block, in the harness).
-class NcclBuffer {
- public:
-  explicit NcclBuffer(std::size_t bytes) : bytes_(bytes) {
+/// ncclMemAlloc and ncclMemFree, as common/'s DeviceBuffer takes an allocator.
+struct NcclMemAlloc {
 #if STEP10_HAVE_MEM_ALLOC
-    NCCL_CHECK(ncclMemAlloc(&ptr_, bytes ? bytes : 1));
+  static void allocate(void** ptr, std::size_t bytes) { NCCL_CHECK(ncclMemAlloc(ptr, bytes)); }
+  static void release(void* ptr) { ncclMemFree(ptr); }  // no check: a destructor must not throw
 #else
-    CUDA_CHECK(cudaMalloc(&ptr_, bytes ? bytes : 1));
+  static void allocate(void** ptr, std::size_t bytes) { CUDA_CHECK(cudaMalloc(ptr, bytes)); }
+  static void release(void* ptr) { cudaFree(ptr); }
 #endif
-  }
-  ~NcclBuffer() {  // no check: a destructor must not throw
-#if STEP10_HAVE_MEM_ALLOC
-    if (ptr_) ncclMemFree(ptr_);
-#else
-    if (ptr_) cudaFree(ptr_);
-#endif
-  }
-  NcclBuffer(const NcclBuffer&) = delete;
-  NcclBuffer& operator=(const NcclBuffer&) = delete;
-  void* get() const { return ptr_; }
-  template <typename T>
-  T* as() const { return static_cast<T*>(ptr_); }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_;
 };
+
+/// Device memory from ncclMemAlloc, freed on every path: what a window is made of.
+using NcclBuffer = course::BasicDeviceBuffer<NcclMemAlloc>;
 
 }  // namespace step10

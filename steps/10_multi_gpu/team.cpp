@@ -44,9 +44,9 @@ bool mpi_rank_from_environment(int* rank) {
   return false;
 }
 
-std::string gpus_text(int n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
-
 }  // namespace
+
+std::string gpus_text(int n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
 
 std::string to_hex(const void* bytes, std::size_t n) {
   static const char digits[] = "0123456789abcdef";

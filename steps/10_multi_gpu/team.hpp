@@ -84,6 +84,9 @@ inline constexpr const char* kRankVar = "TRANSPOSE_STEP10_RANK";
 inline constexpr const char* kSizeVar = "TRANSPOSE_STEP10_GPUS";
 inline constexpr const char* kIdVar = "TRANSPOSE_STEP10_NCCL_ID";
 
+/// "1 GPU", "2 GPUs".
+std::string gpus_text(int n);
+
 /// NCCL's id as text and back (host code, tested on the CPU). from_hex returns false for text
 /// that is not exactly the id's bytes in hexadecimal.
 std::string to_hex(const void* bytes, std::size_t n);

@@ -38,20 +38,38 @@ inline bool mapped_window(ncclWindow_t w) {
   return device;
 }
 
+/// @p bytes at @p ptr registered with NCCL as a window (ncclCommWindowRegister, a collective:
+/// every GPU registers its own, in the same order), deregistered on every path.
+class WindowRegistration {
+ public:
+  WindowRegistration(ncclComm_t comm, void* ptr, std::size_t bytes, int flags) : comm_(comm) {
+    NCCL_CHECK(ncclCommWindowRegister(comm, ptr, bytes, &win_, flags));
+  }
+  ~WindowRegistration() {
+    if (win_) ncclCommWindowDeregister(comm_, win_);  // no check: a destructor must not throw
+  }
+  WindowRegistration(const WindowRegistration&) = delete;
+  WindowRegistration& operator=(const WindowRegistration&) = delete;
+  ncclWindow_t get() const { return win_; }
+
+ private:
+  ncclComm_t comm_;
+  ncclWindow_t win_ = nullptr;
+};
+
 /// Every GPU's output block as this process sees it; deregistered when destroyed.
 class Window {
  public:
   /// Registers the output allocations of all GPUs (every GPU must call this, in the same order).
   /// Peer pointers need no flag: NCCL_WIN_COLL_SYMMETRIC is for NCCL's own symmetric kernels.
-  explicit Window(const Context& c) : comm_(c.comm) {
-    NCCL_CHECK(ncclCommWindowRegister(c.comm, c.out_allocation, c.out_allocation_bytes, &win_,
-                                      NCCL_WIN_DEFAULT));
+  explicit Window(const Context& c)
+      : win_(c.comm, c.out_allocation, c.out_allocation_bytes, NCCL_WIN_DEFAULT) {
     const int G = c.at.gpus;
     ReachFacts f;
     f.me = c.me;
     f.gpus = G;
-    f.window = win_ != nullptr;
-    f.window_mapped = mapped_window(win_);
+    f.window = win_.get() != nullptr;
+    f.window_mapped = mapped_window(win_.get());
     f.lsa = ncclTeamLsa(c.comm).nRanks;
     int mine = 0;
     CUDA_CHECK(cudaGetDevice(&mine));
@@ -63,7 +81,7 @@ class Window {
     why_not_ = why_unreachable(f);
     if (!why_not_.empty()) return;
     course::DeviceBuffer bases(G * sizeof(void*));
-    window_bases<<<1, 32>>>(win_, G, bases.as<void*>());
+    window_bases<<<1, 32>>>(win_.get(), G, bases.as<void*>());
     CUDA_CHECK(cudaGetLastError());
     std::vector<void*> host(G);
     CUDA_CHECK(cudaMemcpy(host.data(), bases.get(), bases.bytes(), cudaMemcpyDeviceToHost));
@@ -71,11 +89,6 @@ class Window {
     table_ = course::DeviceBuffer(G * sizeof(void*));
     CUDA_CHECK(cudaMemcpy(table_.get(), outs_.data(), table_.bytes(), cudaMemcpyHostToDevice));
   }
-  ~Window() {
-    if (win_) ncclCommWindowDeregister(comm_, win_);  // no check: a destructor must not throw
-  }
-  Window(const Window&) = delete;
-  Window& operator=(const Window&) = delete;
 
   /// "" or why the other GPUs' memory cannot be reached from here (reach.hpp).
   const std::string& why_not() const { return why_not_; }
@@ -85,8 +98,7 @@ class Window {
   void* const* table() const { return table_.as<void*>(); }
 
  private:
-  ncclComm_t comm_;
-  ncclWindow_t win_ = nullptr;
+  WindowRegistration win_;
   std::string why_not_;
   std::vector<char*> outs_;
   course::DeviceBuffer table_;

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "device_buffer.cuh"
+#include "nccl_buffer.cuh"
 #include "methods.cuh"
 #include "multi_harness.hpp"
 #include "multi_transpose.cuh"
@@ -40,72 +40,46 @@ inline Method plain_order() {
   return m;
 }
 
-/// The lesson's pipeline with NCCL held to a few SMs: a communicator split from the team's with
-/// ncclConfig_t's maxCTAs, so the packs keep the others.
-inline Method overlapped_few_ctas(int ctas) {
-  struct State {
-    ncclComm_t comm = nullptr;
-    std::unique_ptr<Pipeline> pipe;
-    ~State() {
-      if (comm) ncclCommDestroy(comm);
-    }
-  };
-  auto state = std::make_shared<std::unique_ptr<State>>();
-  Method m;
-  m.id = "overlapped-" + std::to_string(ctas) + "ctas";
-  m.name = "overlapped, NCCL on " + std::to_string(ctas) + " blocks";
-  m.chunked = true;
-  m.prepare = [state, ctas](const Context& c) {
-    *state = std::make_unique<State>();
+/// The lesson's pipeline (methods.cuh) with NCCL held to a few SMs: a communicator split from the
+/// team's with ncclConfig_t's maxCTAs, so the packs keep the others.
+template <int kCtas>
+struct FewCtas {
+  SplitComm split;
+  explicit FewCtas(const Context& c) : split(c, config()) {}
+  static ncclConfig_t config() {
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.minCTAs = 1;
-    config.maxCTAs = ctas;
-    NCCL_CHECK(ncclCommSplit(c.comm, 0, c.me, &(*state)->comm, &config));
-    (*state)->pipe = std::make_unique<Pipeline>(c.at.chunks);
-    return std::string();
-  };
-  m.run = [state](const Context& c, cudaStream_t s) { (*state)->pipe->run(c.part(), (*state)->comm, s); };
-  m.release = [state] { state->reset(); };
-  return m;
-}
+    config.maxCTAs = kCtas;
+    return config;
+  }
+  ncclComm_t comm(const Context&) const { return split.get(); }
+  Part part(const Context& c) const { return c.part(); }
+};
 
 /// The lesson's pipeline with its send and receive buffers from ncclMemAlloc, registered with
 /// NCCL (ncclCommRegister), so that its transport may use them without its own buffers.
-inline Method overlapped_registered() {
-  struct State {
-    ncclComm_t comm;
-    NcclBuffer send, recv;
-    void *send_handle = nullptr, *recv_handle = nullptr;
-    Pipeline pipe;
-    State(const Context& c)
-        : comm(c.comm), send(c.at.in_elems(c.me) * c.at.elem + 16),
-          recv(c.at.recv_elems(c.me) * c.at.elem + 16), pipe(c.at.chunks) {
-      NCCL_CHECK(ncclCommRegister(comm, send.get(), send.bytes(), &send_handle));
-      NCCL_CHECK(ncclCommRegister(comm, recv.get(), recv.bytes(), &recv_handle));
-    }
-    ~State() {  // no checks: a destructor must not throw
-      if (send_handle) ncclCommDeregister(comm, send_handle);
-      if (recv_handle) ncclCommDeregister(comm, recv_handle);
-    }
-  };
-  auto state = std::make_shared<std::unique_ptr<State>>();
-  Method m;
-  m.id = "overlapped-registered";
-  m.name = "overlapped, buffers registered with NCCL";
-  m.chunked = true;
-  m.prepare = [state](const Context& c) {
-    *state = std::make_unique<State>(c);
-    return std::string();
-  };
-  m.run = [state](const Context& c, cudaStream_t s) {
+struct Registered {
+  ncclComm_t team;
+  NcclBuffer send, recv;
+  void *send_handle = nullptr, *recv_handle = nullptr;
+  explicit Registered(const Context& c)
+      : team(c.comm), send(c.at.in_elems(c.me) * c.at.elem + 16),
+        recv(c.at.recv_elems(c.me) * c.at.elem + 16) {
+    NCCL_CHECK(ncclCommRegister(team, send.get(), send.bytes(), &send_handle));
+    NCCL_CHECK(ncclCommRegister(team, recv.get(), recv.bytes(), &recv_handle));
+  }
+  ~Registered() {  // no checks: a destructor must not throw
+    if (send_handle) ncclCommDeregister(team, send_handle);
+    if (recv_handle) ncclCommDeregister(team, recv_handle);
+  }
+  ncclComm_t comm(const Context& c) const { return c.comm; }
+  Part part(const Context& c) const {
     Part p = c.part();
-    p.send = (*state)->send.get();
-    p.recv = (*state)->recv.get();
-    (*state)->pipe.run(p, c.comm, s);
-  };
-  m.release = [state] { state->reset(); };
-  return m;
-}
+    p.send = send.get();
+    p.recv = recv.get();
+    return p;
+  }
+};
 
 /// Peer writes: one kernel writes every transposed element into its owner's output block,
 /// through the windows (window.cuh). kDown: the tiles walked down the input's columns; kVec:
@@ -113,66 +87,53 @@ inline Method overlapped_registered() {
 enum class PeerKernel { along, down, vectors };
 template <PeerKernel K>
 inline Method peer_writes() {
-  auto window = std::make_shared<std::unique_ptr<Window>>();
   Method m;
   m.id = K == PeerKernel::down ? "peer-down" : K == PeerKernel::vectors ? "peer-vec" : "peer";
   m.name = K == PeerKernel::down      ? "peer writes, tiles down the columns"
            : K == PeerKernel::vectors ? "peer writes in 16-byte vectors (step 08's vector tile)"
                                       : "peer writes";
-  m.prepare = [window](const Context& c) {
-    *window = std::make_unique<Window>(c);
-    return (*window)->why_not();
-  };
-  m.run = [window](const Context& c, cudaStream_t s) {
+  return with_state<Window>(m, [](Window& window, const Context& c, cudaStream_t s) {
     const std::int64_t rows = c.at.row_blocks().count(c.me), first = c.at.row_blocks().first(c.me);
     c.barrier(s);  // entry: every GPU's output is free to write into
     if (rows > 0) {
-      void* const* outs = (*window)->table();
+      void* const* outs = window.table();
       CUDA_CHECK(K == PeerKernel::vectors
                      ? launch_vec_to_owners(c.at.elem, c.in, rows, c.at.cols, first, c.at.rows, c.at.gpus, outs, s)
                      : launch_to_owners<K == PeerKernel::down>(c.at.elem, c.in, rows, c.at.cols, first,
                                                                c.at.rows, c.at.gpus, outs, s));
     }
     c.barrier(s);  // exit: every GPU's writes into this output are done
-  };
-  m.release = [window] { window->reset(); };
-  return m;
+  });
 }
 
 /// The links' own pace: every piece this GPU sends, copied as it lies (no transpose) by a copy
 /// engine into its owner's output block: all at once, a stream per GPU, or in turn on one
 /// stream. A reference row, not a transpose.
+struct LinkCopy {
+  Window window;
+  std::vector<cudaStream_t> streams;
+  std::vector<cudaEvent_t> done;  // one per stream
+  cudaEvent_t start = nullptr;
+  LinkCopy(const Context& c, bool in_turn) : window(c), streams(in_turn ? 1 : c.at.gpus), done(streams.size()) {
+    for (cudaStream_t& t : streams) CUDA_CHECK(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking));
+    for (cudaEvent_t& e : done) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&start, cudaEventDisableTiming));
+  }
+  ~LinkCopy() {  // no checks: a destructor must not throw
+    for (cudaStream_t t : streams) if (t) cudaStreamDestroy(t);
+    for (cudaEvent_t e : done) if (e) cudaEventDestroy(e);
+    if (start) cudaEventDestroy(start);
+  }
+  const std::string& why_not() const { return window.why_not(); }
+};
+
 inline Method link_copy(bool in_turn) {
-  struct State {
-    std::unique_ptr<Window> window;
-    std::vector<cudaStream_t> streams;
-    std::vector<cudaEvent_t> done;  // one per stream
-    cudaEvent_t start = nullptr;
-    ~State() {  // no checks: a destructor must not throw
-      for (cudaStream_t t : streams) cudaStreamDestroy(t);
-      for (cudaEvent_t e : done) cudaEventDestroy(e);
-      if (start) cudaEventDestroy(start);
-    }
-  };
-  auto state = std::make_shared<std::unique_ptr<State>>();
   Method m;
   m.id = in_turn ? "link-copy-1stream" : "link-copy";
   m.name = in_turn ? "copy: the same bytes over the links, copy engines, in turn"
                    : "copy: the same bytes over the links, copy engines";
   m.reference = true;
-  m.prepare = [state, in_turn](const Context& c) {
-    auto st = std::make_unique<State>();
-    st->window = std::make_unique<Window>(c);
-    st->streams.resize(in_turn ? 1 : c.at.gpus);
-    st->done.resize(st->streams.size());
-    for (cudaStream_t& t : st->streams) CUDA_CHECK(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking));
-    for (cudaEvent_t& e : st->done) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    CUDA_CHECK(cudaEventCreateWithFlags(&st->start, cudaEventDisableTiming));
-    *state = std::move(st);
-    return (*state)->window->why_not();
-  };
-  m.run = [state, in_turn](const Context& c, cudaStream_t s) {
-    State& st = **state;
+  return with_state<LinkCopy>(m, [in_turn](LinkCopy& st, const Context& c, cudaStream_t s) {
     c.barrier(s);  // entry: every GPU's output is free to write into
     CUDA_CHECK(cudaEventRecord(st.start, s));
     for (cudaStream_t t : st.streams) CUDA_CHECK(cudaStreamWaitEvent(t, st.start));
@@ -182,7 +143,7 @@ inline Method link_copy(bool in_turn) {
       const std::size_t bytes = c.at.col_blocks().count(g) * mine * c.at.elem;
       if (bytes == 0) continue;
       const std::size_t at = c.at.col_blocks().count(g) * c.at.row_blocks().first(c.me) * c.at.elem;
-      CUDA_CHECK(cudaMemcpyAsync(st.window->out(g) + at,
+      CUDA_CHECK(cudaMemcpyAsync(st.window.out(g) + at,
                                  static_cast<const char*>(c.in) + c.at.col_blocks().first(g) * mine * c.at.elem,
                                  bytes, cudaMemcpyDefault, st.streams[in_turn ? 0 : g]));
     }
@@ -191,14 +152,14 @@ inline Method link_copy(bool in_turn) {
       CUDA_CHECK(cudaStreamWaitEvent(s, st.done[k]));
     }
     c.barrier(s);
-  };
-  m.release = [state] { state->reset(); };
-  return m;
+  }, in_turn);
 }
 
 inline std::vector<Method> lab_methods() {
-  return {plain_order(),         overlapped(),           overlapped_few_ctas(8),
-          overlapped_registered(), peer_writes<PeerKernel::along>(),
+  return {plain_order(), overlapped(),
+          overlapped<FewCtas<8>>("overlapped-8ctas", "overlapped, NCCL on 8 blocks"),
+          overlapped<Registered>("overlapped-registered", "overlapped, buffers registered with NCCL"),
+          peer_writes<PeerKernel::along>(),
           peer_writes<PeerKernel::down>(), peer_writes<PeerKernel::vectors>(), direct(),
           direct(by_copy_engine, false, "direct-at-once", "direct: copy engines, every GPU's piece at once"),
           direct(by_copy_kernel, true, "direct-kernel", "direct: pieces placed by a copy kernel"),

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "transpose.cuh"  // steps/08_general: transpose_vec, vector_tile, make_grid
 
@@ -78,6 +79,21 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+/// Calls @p launch with std::integral_constant<int, S> for the element size @p elem (1, 2, 4, 8 or
+/// 16 bytes) and returns what it returns; cudaErrorInvalidValue for any other size. The kernels
+/// are templates on S: each size is its own kernel, and this picks it at run time.
+template <typename Launch>
+inline cudaError_t by_size(std::size_t elem, Launch launch) {
+  switch (elem) {
+    case 1: return launch(std::integral_constant<int, 1>{});
+    case 2: return launch(std::integral_constant<int, 2>{});
+    case 4: return launch(std::integral_constant<int, 4>{});
+    case 8: return launch(std::integral_constant<int, 8>{});
+    case 16: return launch(std::integral_constant<int, 16>{});
+    default: return cudaErrorInvalidValue;
+  }
+}
+
 /// Launches transpose_to_owners for @p elem-byte elements; outs is a device array of G
 /// pointers. cudaErrorInvalidValue for an empty block or more than 2^31 - 1 tiles.
 template <bool kDown = false>
@@ -87,25 +103,14 @@ inline cudaError_t launch_to_owners(std::size_t elem, const void* in, std::int64
                                     cudaStream_t stream) {
   const std::int64_t across = (cols + 31) / 32, tiles = (rows + 31) / 32 * across;
   if (rows < 1 || cols < 1 || tiles > 0x7FFFFFFF) return cudaErrorInvalidValue;
-  const dim3 block(32, 8);
-  const auto grid = static_cast<unsigned>(tiles);
-  switch (elem) {
-#define STEP10_CASE(S)                                                                    \
-  case S:                                                                                 \
-    transpose_to_owners<S, kDown><<<grid, block, 0, stream>>>(                                   \
-        static_cast<const Word<S>::type*>(in), rows, cols, first_row, out_pitch, gpus,   \
-        reinterpret_cast<Word<S>::type* const*>(outs), across);                          \
-    break;
-    STEP10_CASE(1)
-    STEP10_CASE(2)
-    STEP10_CASE(4)
-    STEP10_CASE(8)
-    STEP10_CASE(16)
-#undef STEP10_CASE
-    default:
-      return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
+  return by_size(elem, [&](auto size) {
+    constexpr int S = decltype(size)::value;
+    using W = typename Word<S>::type;
+    transpose_to_owners<S, kDown><<<static_cast<unsigned>(tiles), dim3(32, 8), 0, stream>>>(
+        static_cast<const W*>(in), rows, cols, first_row, out_pitch, gpus,
+        reinterpret_cast<W* const*>(outs), across);
+    return cudaGetLastError();
+  });
 }
 
 /// Where chunk (output row oc, first column orow) of step 08's vector tile goes: output row oc is
@@ -142,29 +147,18 @@ inline cudaError_t launch_vec_to_owners(std::size_t elem, const void* in, std::i
   const bool vec = rows >= 1 && cols >= 1 && peer_vectors(elem, in, rows, cols, first_row, out_pitch);
   if (vectors) *vectors = vec;
   if (!vec) return launch_to_owners<false>(elem, in, rows, cols, first_row, out_pitch, gpus, outs, stream);
-  switch (elem) {
-#define STEP10_CASE(S)                                                                        \
-  case S: {                                                                                   \
-    constexpr step08::TileSize t = step08::vector_tile(S);                                    \
-    const std::int64_t blocks = step08::blocks_for(rows, cols, t);                            \
-    if (blocks < 0) return cudaErrorInvalidValue;                                             \
-    step08::transpose_vec<S, t.rows, t.cols, OwnersOut<S>>                                    \
-        <<<static_cast<unsigned>(blocks), step08::kThreads, 0, stream>>>(                     \
-            static_cast<const std::uint8_t*>(in),                                             \
-            OwnersOut<S>{reinterpret_cast<std::uint8_t* const*>(outs), cols, out_pitch, first_row, gpus}, \
-            rows, cols, step08::make_grid(rows, cols, t.rows, t.cols, S));                    \
-    break;                                                                                    \
-  }
-    STEP10_CASE(1)
-    STEP10_CASE(2)
-    STEP10_CASE(4)
-    STEP10_CASE(8)
-    STEP10_CASE(16)
-#undef STEP10_CASE
-    default:
-      return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
+  return by_size(elem, [&](auto size) {
+    constexpr int S = decltype(size)::value;
+    constexpr step08::TileSize t = step08::vector_tile(S);
+    const std::int64_t blocks = step08::blocks_for(rows, cols, t);
+    if (blocks < 0) return cudaErrorInvalidValue;
+    step08::transpose_vec<S, t.rows, t.cols, OwnersOut<S>>
+        <<<static_cast<unsigned>(blocks), step08::kThreads, 0, stream>>>(
+            static_cast<const std::uint8_t*>(in),
+            OwnersOut<S>{reinterpret_cast<std::uint8_t* const*>(outs), cols, out_pitch, first_row, gpus},
+            rows, cols, step08::make_grid(rows, cols, t.rows, t.cols, S));
+    return cudaGetLastError();
+  });
 }
 
 }  // namespace step10
