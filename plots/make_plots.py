@@ -9,9 +9,9 @@
                                           linked from no page
 
 The data: plots/data/*.csv (plots/data/README.md); the facts of each step: steps/*/step.toml
-(plots/README.md). The modules, each used by the ones after it: facts, rows (the data), text
-(formats), markers (the Markdown engine and its lint), tables and inline_numbers (what markers
-hold), plotting, bankmaps and figures (with plots/lessons/stepNN.py), and this command line.
+(plots/README.md). The modules, each used by the ones after it: facts, rows (the data),
+markdown (the one Markdown reader: pages, markers, the lint), render (what markers hold),
+plotting, bankmaps and figures (with plots/lessons/stepNN.py), and this command line.
 Only the standard library, and matplotlib (Agg backend) to draw.
 """
 
@@ -22,12 +22,10 @@ from pathlib import Path
 
 from facts import Course, FactsError
 from figures import catalog
-from markers import all_markdown, linked_pngs, markdown_files, rewrite
-from inline_numbers import render_num
+from markdown import all_pages, linked_pngs, marker_pages, rewrite
+from render import renderers
 from plotting import stamp
 from rows import Data
-from tables import (render_bench_table, render_figure, render_pattern_table,
-                    render_profile_table, render_results_table)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -133,23 +131,11 @@ def check_markdown(root, check, data, figures, only=None):
     # Links always point at the committed figures, wherever --figures-dir sent this run's PNGs.
     committed = root / "plots" / "figures"
     failed, lint_counts, texts = False, {}, {}
-    for md in markdown_files(root):
+    for md in marker_pages(root):
         if only is not None and md.resolve() not in only:
             continue
-
-        def render(kind, text, md=md):
-            if kind == "bench-table":
-                return render_bench_table(text, data)
-            if kind == "profile-table":
-                return render_profile_table(text, data)
-            if kind == "results-table":
-                return render_results_table(text, data, md)
-            if kind == "pattern-table":
-                return render_pattern_table(text, data)
-            return render_figure(text, figures, md, committed, data)
-
         old = md.read_text()
-        new, findings, changed = rewrite(old, render, lambda text: render_num(text, data))
+        new, findings, changed = rewrite(old, *renderers(data, figures, md, committed))
         texts[md] = new
         shown = md.relative_to(root).as_posix()
         for f in findings:
@@ -173,7 +159,7 @@ def check_markdown(root, check, data, figures, only=None):
             print(f"updated: {shown}")
 
     # Every PNG of plots/figures is shown on some page.
-    for md in all_markdown(root):
+    for md in all_pages(root):
         texts.setdefault(md, md.read_text(errors="replace"))
     linked = linked_pngs(texts, committed)
     for png in sorted(committed.glob("*.png")):

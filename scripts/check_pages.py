@@ -27,10 +27,13 @@ none, 1 when there are, 2 on a bad argument.
 
 import argparse
 import os
-import re
 import statistics
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "plots"))
+from markdown import COMMENT, count_words, lesson_pages, links, tables  # noqa: E402  (the reader)
 
 MAX_WORDS = 2500
 MAX_MEDIAN_WORDS = 2000
@@ -39,54 +42,6 @@ MAX_CODE_LINES = 250
 CODE_PREFIX = "**Code:**"
 FORBIDDEN_DIRS = ("lab", "common")
 FORBIDDEN_NAMES = ("variants.cuh", "main.cu")
-
-COMMENT = re.compile(r"<!--.*?-->", re.S)
-LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
-STEP_DIR = re.compile(r"^\d\d_")
-FENCE = re.compile(r"^\s*(```|~~~)")
-
-
-def lesson_pages(root):
-    """Every lesson page under root/steps, in course order: README.md first in each step."""
-    steps = os.path.join(root, "steps")
-    pages = []
-    for step in sorted(os.listdir(steps)) if os.path.isdir(steps) else []:
-        folder = os.path.join(steps, step)
-        if not (STEP_DIR.match(step) and os.path.isdir(folder)):
-            continue
-        names = [n for n in os.listdir(folder) if n.endswith(".md") and n[:1].isupper()
-                 and os.path.isfile(os.path.join(folder, n))]
-        names.sort(key=lambda n: (n != "README.md", n))
-        pages += [os.path.join(folder, n) for n in names]
-    return pages
-
-
-def count_words(text):
-    """`wc -w` of the text once its HTML comments are gone."""
-    return len(COMMENT.sub(" ", text).encode("utf-8").split())
-
-
-def tables(lines):
-    """(first line number, body rows) of each table: runs of lines starting with '|', outside
-    code fences. A run whose second line is not a |---| line has no header: every line is a row."""
-    found, run, fenced = [], [], False
-
-    def close():
-        if run:
-            header = len(run) >= 2 and re.fullmatch(r"\|[\s:|-]*-[\s:|-]*", lines[run[1]].strip())
-            found.append((run[0] + 1, len(run) - 2 if header else len(run)))
-            run.clear()
-
-    for i, line in enumerate(lines):
-        if FENCE.match(line):
-            close()
-            fenced = not fenced
-        elif not fenced and line.startswith("|"):
-            run.append(i)
-        else:
-            close()
-    close()
-    return found
 
 
 def forbidden(path, page_dir, root):
@@ -116,7 +71,7 @@ def check_code_line(page, lines, root, findings):
         findings.append(f"{rel}:{at[1] + 1}: a second `{CODE_PREFIX}` line (the first is line "
                         f"{at[0] + 1}); a page has one")
     number, line = at[0] + 1, lines[at[0]]
-    targets = LINK.findall(COMMENT.sub("", line))
+    targets = [target for target, _ in links(COMMENT.sub("", line))]
     if not targets:
         findings.append(f"{rel}:{number}: `{CODE_PREFIX}` is followed by no Markdown link")
         return 0
