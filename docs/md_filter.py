@@ -237,70 +237,6 @@ def filter_page(path, text):
     return "".join(out)
 
 
-def self_test():
-    """Checks the rewriting on links to files of the course that do not move (`--self-test`, a
-    CPU test that needs no doxygen)."""
-    page = os.path.join(ROOT, "exercises", "01_rectangular")  # a page in this folder
-    cases = [
-        ("../README.md#how-to-work", "@ref exercises_readme-how-to-work"),
-        ("../../README.md", "@ref index"),
-        ("#the-task", "@ref p-the-task"),
-        ("../../common/harness.cu#L10", "src/common/harness.cu.html#L10"),
-        ("../../docs/", "src/docs/index.html"),
-        ("../../exercises/", "@ref exercises_readme"),
-        ("../../plots/figures/progression.png", "src/plots/figures/progression.png"),
-        ("https://example.com/a.md", "https://example.com/a.md"),
-        ("no-such-file.cu", "no-such-file.cu"),
-    ]
-    failed = [(url, rewrite_url(url, page, "p"), want) for url, want in cases
-              if rewrite_url(url, page, "p") != want]
-    anchors = [("Step 01 — the naive `transpose`", "step-01--the-naive-transpose"),
-               ("1. 32x32 against 64x64: [bytes](x.md) in flight?", "1-32x32-against-64x64-bytes-in-flight"),
-               ("What_to try, (now)", "what_to-try-now")]
-    failed += [(h, github_anchor(h), want) for h, want in anchors if github_anchor(h) != want]
-    text = filter_page(os.path.join(page, "x.md"),
-                       "# Title\n\n## Try it\n`[a](b.cu)` [c](../../README.md)\n"
-                       "![f](../../plots/figures/progression.png)\n```\n"
-                       "## not a heading [d](e.cu)\n```\n## Try it\n")
-    want = ("# Title {#exercises_01_rectangular_x}\n\n## Try it {#exercises_01_rectangular_x-try-it}\n"
-            "`[a](b.cu)` [c](@ref index)\n![f](plots/figures/progression.png)\n```\n"
-            "## not a heading [d](e.cu)\n```\n"
-            "## Try it {#exercises_01_rectangular_x-try-it-1}\n")
-    if text != want:
-        failed.append(("a whole page", text, want))
-    text = filter_page(os.path.join(page, "x.md"),
-                       "A [Step\n  05](../../README.md) test, <!-- num a -->4.1<!-- /num -->\n"
-                       "times; `<!-- kept -->` [c](../../README.md).\n")
-    want = ("A [Step 05](@ref index)\n   test, 4.1\ntimes; `<!-- kept -->` [c](@ref index).\n")
-    if text != want:
-        failed.append(("a link over a line break, a number marker", text, want))
-    text = filter_page(os.path.join(page, "x.md"),
-                       "See [`../solutions/`](../../solutions/) and [`x`](../README.md#how-to-work),"
-                       " **`make test`** and **bold**,\n`--gtest_filter='Cpu*'` then `y`; run"
-                       " ./step01 --rows 8 -- `--cols 8`, a--b.\n")
-    want = ("See [`../solutions/`](solutions_readme.html) and "
-            "[`x`](exercises_readme.html#exercises_readme-how-to-work), <b>`make test`</b> and "
-            "**bold**,\n`` --gtest_filter='Cpu*' `` then `y`; run ./step01 `--rows` 8 -- "
-            "`--cols 8`, a--b.\n")
-    if text != want:
-        failed.append(("code in a link, bold code, a closing quote, options", text, want))
-    text = filter_page(os.path.join(page, "x.md"),
-                       "<details><summary>Hint 1: the grid</summary>\n\nThe `grid`.\n\n"
-                       "More.\n</details>\n")
-    want = ("\\htmlonly[block]<details><summary>Hint 1: the grid</summary>\\endhtmlonly\n\n"
-            "The `grid`.\n\nMore.\n\\htmlonly[block]</details>\\endhtmlonly\n")
-    if text != want:
-        failed.append(("a folded hint", text, want))
-    text = filter_comments("int a;  // --x\n  bool h;  ///< --help was given, `--rows 8`\n")
-    want = "int a;  // --x\n  bool h;  ///< `--help` was given, `--rows 8`\n"
-    if text != want:
-        failed.append(("a header's comments", text, want))
-    for what, got, want in failed:
-        print("md_filter: %r gave %r, wanted %r" % (what, got, want))
-    print("md_filter: %s" % ("FAILED" if failed else "ok"))
-    return 1 if failed else 0
-
-
 def filter_comments(text):
     """A header as doxygen should read it: an option in a /// or ///< comment, --help, in a code
     span, as in the pages (`md_filter.py --comments FILE`, FILTER_PATTERNS for *.hpp, *.cuh)."""
@@ -316,8 +252,6 @@ def filter_comments(text):
 
 
 def main():
-    if sys.argv[1:] == ["--self-test"]:
-        sys.exit(self_test())
     if sys.argv[1] == "--comments":
         with open(sys.argv[2], encoding="utf-8") as f:
             sys.stdout.write(filter_comments(f.read()))

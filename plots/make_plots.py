@@ -34,8 +34,6 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", type=Path, default=ROOT,
                         help="the repository (default: the one holding this script)")
-    parser.add_argument("--data", type=Path, help="folder of the CSV files (default: "
-                        "ROOT/plots/data)")
     parser.add_argument("--figures-dir", type=Path,
                         help="where the PNG files go (default: ROOT/plots/figures)")
     parser.add_argument("--check", action="store_true",
@@ -46,9 +44,6 @@ def main(argv=None):
                         help="draw every figure, also those already drawn from today's data")
     parser.add_argument("--no-figures", action="store_true", help="only the Markdown")
     parser.add_argument("--no-markdown", action="store_true", help="only the figures")
-    parser.add_argument("--files", nargs="+", type=Path, metavar="MD",
-                        help="rewrite or check only these Markdown files (the check that every "
-                             "figure is linked still reads every page)")
     parser.add_argument("--skip-code", type=int, default=None,
                         help="exit with this code (a test's 'skipped') when matplotlib is missing")
     args = parser.parse_args(argv)
@@ -56,7 +51,7 @@ def main(argv=None):
     figures_dir = args.figures_dir or root / "plots" / "figures"
     committed = root / "plots" / "figures"
     try:
-        data = Data(args.data or root / "plots" / "data", Course(root))
+        data = Data(root / "plots" / "data", Course(root))
     except FactsError as e:
         print(f"make_plots: {e}", file=sys.stderr)
         return 1
@@ -79,8 +74,7 @@ def main(argv=None):
             return args.skip_code
         failed = drawn is None or drawn or failed  # without matplotlib the tables still update
     if not args.no_markdown:
-        only = {f.resolve() for f in args.files} if args.files else None
-        failed = check_markdown(root, args.check, data, figures, only) or failed
+        failed = check_markdown(root, args.check, data, figures) or failed
     return 1 if failed else 0
 
 
@@ -125,15 +119,13 @@ def check_figures(figures, folder):
     return failed
 
 
-def check_markdown(root, check, data, figures, only=None):
+def check_markdown(root, check, data, figures):
     """Rewrites (or, with check, compares) every Markdown file; reports what is wrong as
     file:line: reason; checks that every committed PNG is linked. True if anything failed."""
     # Links always point at the committed figures, wherever --figures-dir sent this run's PNGs.
     committed = root / "plots" / "figures"
     failed, lint_counts, texts = False, {}, {}
     for md in marker_pages(root):
-        if only is not None and md.resolve() not in only:
-            continue
         old = md.read_text()
         new, findings, changed = rewrite(old, *renderers(data, figures, md, committed))
         texts[md] = new
