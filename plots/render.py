@@ -113,6 +113,12 @@ def table(header, rows):
     return lines
 
 
+def how_many(counts):
+    """"3" for runs that all count 3, "2 to 3" else: how many runs the medians are of."""
+    counts = sorted(set(counts))
+    return str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+
+
 def some(names, most=6):
     """'a; b; c' for a short list, 'a; b; ... and 9 more' for a long one."""
     if len(names) <= most:
@@ -193,8 +199,7 @@ def runs_note(rows):
     counts = sorted({r.runs for r in rows})
     if not counts or counts == [1]:
         return ""
-    many = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
-    return (f"Each row is the median of {many} separate runs (each the median of its "
+    return (f"Each row is the median of {how_many(counts)} separate runs (each the median of its "
             "repetitions); spread: the largest minus the smallest % of copy over those runs, in "
             "points. Two kernels closer than their spreads are level.")
 
@@ -318,6 +323,16 @@ def profile_step(step):
     return nn + ("-lab" if step.endswith("-lab") else "") if nn else None
 
 
+def profile_value(p):
+    """A profiler row's value as the tables print it in its column's unit; None when it is not a
+    number."""
+    try:
+        return fmt_value(float(p["value"].replace(",", "")) * metric_column(p["metric"],
+                                                                          p.get("unit", ""))[1])
+    except ValueError:
+        return None
+
+
 def render_profile_table(text, data):
     _, attrs = parse_attrs(text)
     check_attrs("profile-table", attrs, ("steps", "ids", "shapes", "type", "metrics", "device"),
@@ -347,15 +362,12 @@ def render_profile_table(text, data):
             keys.append(key)
             values[key] = {}
         names[key] = p["kernel"]
-        header, factor = metric_column(p["metric"], p.get("unit", ""))
+        header = metric_column(p["metric"], p.get("unit", ""))[0]
         if header in HIDDEN_METRICS and attrs.get("metrics") != "all":
             continue
         rank = order.index(p["metric"]) if p["metric"] in order else len(order) + len(columns)
         columns.setdefault(header, rank)
-        try:
-            values[key][header] = fmt_value(float(p["value"].replace(",", "")) * factor)
-        except ValueError:
-            values[key][header] = cell(p["value"])
+        values[key][header] = profile_value(p) or cell(p["value"])
     headers = sorted(columns, key=columns.get)
     with_step = len(steps) > 1
     body = []
@@ -398,8 +410,7 @@ def render_pattern_table(text, data):
     every = [p for got in runs.values() for p in got]
     setups = sorted({f"{p['device']}, driver {p['driver']}, CUDA {p['cuda']}, {p['date']}"
                      for p in every})
-    counts = sorted({len(got) for got in runs.values()})
-    over = (f"{counts[0]} runs" if len(counts) == 1 else f"{counts[0]} to {counts[-1]} runs")
+    over = f"{how_many(len(got) for got in runs.values())} runs"
     return (table(["pattern", "shape", "group", "median ms", "GB/s", "% of stream", "spread"],
                   body)
             + ["", f"Measured on {'; '.join(setups)} (`./{attrs['tool']} --type {attrs['type']}`, "
@@ -531,9 +542,7 @@ def render_results_table(text, data, md_path):
     note += "".join(f"; {n}" for n in twice_notes)
     note += f". Measured on {measured_on(shown)} (`make bench`)."
     if any(r.runs > 1 for r in shown):
-        many = sorted({r.runs for r in shown})
-        runs = str(many[0]) if len(many) == 1 else f"{many[0]} to {many[-1]}"
-        note += (f" Each number is the median of {runs} separate runs; over those runs % of copy "
+        note += (f" Each number is the median of {how_many(r.runs for r in shown)} separate runs; over those runs % of copy "
                  f"moved by at most {max(r.spread for r in shown):.1f} points.")
     for nn, device in apart.items():
         note += " " + apart_note(nn, data.on(device), rows_of[nn])
@@ -551,8 +560,7 @@ def apart_note(nn, data, entries):
         if copy_row:
             copies.append(copy_row.kernel.removeprefix("copy: "))
     against = f", against the copy its runs timed ({'; '.join(dict.fromkeys(copies))})"
-    runs = sorted({r.runs for r in rows})
-    many = str(runs[0]) if len(runs) == 1 else f"{runs[0]} to {runs[-1]}"
+    many = how_many(r.runs for r in rows)
     return (f"Step {nn}: on {measured_on(rows)}{against if copies else ''}; medians of {many} "
             f"runs, spread at most {max(r.spread for r in rows):.1f} points.")
 
@@ -779,8 +787,4 @@ def render_profile(attrs, data):
         raise MarkerError(f"metric '{metric}' not profiled for {step} '{kid}' at {problem} "
                           f"(there: {some(known, 10)})")
     p = rows[-1]  # a metric profiled again: the latest
-    factor = metric_column(p["metric"], p.get("unit", ""))[1]
-    try:
-        return fmt_value(float(p["value"].replace(",", "")) * factor)
-    except ValueError:
-        return p["value"]
+    return profile_value(p) or p["value"]
