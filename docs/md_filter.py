@@ -45,7 +45,9 @@ import sys
 import unicodedata
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SKIP_DIRS = re.compile(r"^(build.*|\..*|__pycache__|node_modules)$")
+sys.path.insert(0, os.path.join(ROOT, "plots"))
+from markdown import (HEADING, LINE_COMMENT, LINK, SKIP_DIRS, all_pages,  # noqa: E402
+                      fence_states, split_code)
 
 
 def page_label(rel):
@@ -115,11 +117,6 @@ def rewrite_url(url, page_dir, own_label, image=False):
     return "src/%s.html%s" % (rel, "#" + anchor if anchor else "")
 
 
-# The end of a link or image, "](target)" or "](target "title")"; group 1 is set for an image
-# ("![alt" just before).
-LINK = re.compile(r"(!\[[^\[\]]*)?\]\(\s*([^()\s]+)(\s+\"[^\"]*\")?\s*\)")
-HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-FENCE = re.compile(r"^\s*(```|~~~)")
 # A line of a folded block's tags only: its opening (with its summary), its summary, its end.
 DETAILS = re.compile(r"^\s*(<details(?: open)?>\s*(?:<summary>.*?</summary>)?|<summary>.*?</summary>"
                      r"|</details>)\s*$")
@@ -128,9 +125,8 @@ DETAILS = re.compile(r"^\s*(<details(?: open)?>\s*(?:<summary>.*?</summary>)?|<s
 # A link whose text runs over a line break, "[Step\n05](x.md)": doxygen turns it into a \\ref
 # whose quoted text the break cuts, and prints the rest of the paragraph, headings included, raw.
 BROKEN_TEXT = re.compile(r"\[([^\[\]`]*\n[^\[\]`]*)\](\([^()\s]+(?:\s+\"[^\"]*\")?\s*\))")
-# A comment on one line (a num marker's tags): doxygen drops the line break after one that ends a
-# line, which glues the number before it to the next word ("4.1times").
-COMMENT = re.compile(r"<!--.*?-->")
+# A comment on one line (a num marker's tags, LINE_COMMENT) is dropped: doxygen drops the line
+# break after one that ends a line, which glues the number before it to the next word ("4.1times").
 
 
 def join_link_text(m):
@@ -158,10 +154,7 @@ _LABELS = []
 def page_labels():
     """The labels of every page of the course."""
     if not _LABELS:
-        for folder, dirs, files in os.walk(ROOT):
-            dirs[:] = [d for d in dirs if in_tree(os.path.join(folder, d))]
-            _LABELS.extend(page_label(os.path.relpath(os.path.join(folder, f), ROOT)
-                                      .replace(os.sep, "/")) for f in files if f.endswith(".md"))
+        _LABELS.extend(page_label(p.relative_to(ROOT).as_posix()) for p in all_pages(ROOT))
     return _LABELS
 
 
@@ -171,30 +164,32 @@ CODE_LINK = re.compile(r"\[([^\[\]]*`[^\[\]]*)\]\((@ref [^()\s]+)\)")
 BOLD_CODE = re.compile(r"\*\*(`[^`]*`[^*\n]*?|[^*\n]*?`[^`]*`)\*\*")
 # An option in prose, --rows: outside a code span, not after a word or a dash.
 OPTION = re.compile(r"(?<![\w`-])--([A-Za-z][\w-]*)")
-SPAN = re.compile(r"(`+)([^`]|[^`].*?[^`])\1(?!`)", re.S)
 
 
-def code_span(m):
-    """A code span as Doxygen reads it right: ``...`` when it ends in a quote."""
-    if len(m.group(1)) == 1 and m.group(2).endswith("'"):
-        return "`` %s ``" % m.group(2)
-    return m.group(0)
+def quote_safe_spans(text):
+    """The text with each code span as Doxygen reads it right: ``...`` when it ends in a quote."""
+    parts = split_code(text)
+    for i in range(1, len(parts), 2):  # the odd parts are code spans
+        code = parts[i]
+        if code[:2] != "``" and code.endswith("'`"):
+            parts[i] = "`` %s ``" % code[1:-1]
+    return "".join(parts)
 
 
 def rewrite_links(text, page_dir, own_label):
     """@p text (outside code blocks) with every link target rewritten, every link on one line
     and the comments of a line dropped, bold around code as <b>, options in code spans; code
     spans untouched but for a closing quote."""
-    parts = re.split(r"(`+[^`]*`+)", text)
+    parts = split_code(text)
     for i in range(0, len(parts), 2):  # the even parts are outside code spans
         parts[i] = LINK.sub(lambda m: "%s](%s%s)" % (
             m.group(1) or "", rewrite_url(m.group(2), page_dir, own_label, bool(m.group(1))),
-            m.group(3) or ""), BROKEN_TEXT.sub(join_link_text, COMMENT.sub("", parts[i])))
+            m.group(3) or ""), BROKEN_TEXT.sub(join_link_text, LINE_COMMENT.sub("", parts[i])))
         parts[i] = OPTION.sub(r"`--\1`", parts[i])
     text = "".join(parts)
     text = CODE_LINK.sub(lambda m: "[%s](%s)" % (m.group(1), ref_as_url(m.group(2))), text)
     text = BOLD_CODE.sub(r"<b>\1</b>", text)
-    return SPAN.sub(code_span, text)
+    return quote_safe_spans(text)
 
 
 def filter_page(path, text):
@@ -202,20 +197,18 @@ def filter_page(path, text):
     rel = os.path.relpath(os.path.abspath(path), ROOT).replace(os.sep, "/")
     label = page_label(rel)
     page_dir = os.path.dirname(os.path.abspath(path))
-    out, prose, in_fence, seen, first_heading = [], [], False, {}, True
+    out, prose, seen, first_heading = [], [], {}, True
 
     def flush():
         if prose:
             out.append(rewrite_links("".join(prose), page_dir, label))
             prose.clear()
 
-    for line in text.splitlines(keepends=True):
-        if FENCE.match(line):
-            flush()
-            in_fence = not in_fence
-            out.append(line)
-            continue
-        if in_fence:
+    lines = text.splitlines(keepends=True)
+    for line, state in zip(lines, fence_states(lines)):
+        if state != "prose":
+            if state == "fence":
+                flush()
             out.append(line)
             continue
         m = DETAILS.match(line)
@@ -244,70 +237,6 @@ def filter_page(path, text):
     return "".join(out)
 
 
-def self_test():
-    """Checks the rewriting on links to files of the course that do not move (`--self-test`, a
-    CPU test that needs no doxygen)."""
-    page = os.path.join(ROOT, "exercises", "01_rectangular")  # a page in this folder
-    cases = [
-        ("../README.md#how-to-work", "@ref exercises_readme-how-to-work"),
-        ("../../README.md", "@ref index"),
-        ("#the-task", "@ref p-the-task"),
-        ("../../common/harness.cu#L10", "src/common/harness.cu.html#L10"),
-        ("../../docs/", "src/docs/index.html"),
-        ("../../exercises/", "@ref exercises_readme"),
-        ("../../plots/figures/progression.png", "src/plots/figures/progression.png"),
-        ("https://example.com/a.md", "https://example.com/a.md"),
-        ("no-such-file.cu", "no-such-file.cu"),
-    ]
-    failed = [(url, rewrite_url(url, page, "p"), want) for url, want in cases
-              if rewrite_url(url, page, "p") != want]
-    anchors = [("Step 01 — the naive `transpose`", "step-01--the-naive-transpose"),
-               ("1. 32x32 against 64x64: [bytes](x.md) in flight?", "1-32x32-against-64x64-bytes-in-flight"),
-               ("What_to try, (now)", "what_to-try-now")]
-    failed += [(h, github_anchor(h), want) for h, want in anchors if github_anchor(h) != want]
-    text = filter_page(os.path.join(page, "x.md"),
-                       "# Title\n\n## Try it\n`[a](b.cu)` [c](../../README.md)\n"
-                       "![f](../../plots/figures/progression.png)\n```\n"
-                       "## not a heading [d](e.cu)\n```\n## Try it\n")
-    want = ("# Title {#exercises_01_rectangular_x}\n\n## Try it {#exercises_01_rectangular_x-try-it}\n"
-            "`[a](b.cu)` [c](@ref index)\n![f](plots/figures/progression.png)\n```\n"
-            "## not a heading [d](e.cu)\n```\n"
-            "## Try it {#exercises_01_rectangular_x-try-it-1}\n")
-    if text != want:
-        failed.append(("a whole page", text, want))
-    text = filter_page(os.path.join(page, "x.md"),
-                       "A [Step\n  05](../../README.md) test, <!-- num a -->4.1<!-- /num -->\n"
-                       "times; `<!-- kept -->` [c](../../README.md).\n")
-    want = ("A [Step 05](@ref index)\n   test, 4.1\ntimes; `<!-- kept -->` [c](@ref index).\n")
-    if text != want:
-        failed.append(("a link over a line break, a number marker", text, want))
-    text = filter_page(os.path.join(page, "x.md"),
-                       "See [`../solutions/`](../../solutions/) and [`x`](../README.md#how-to-work),"
-                       " **`make test`** and **bold**,\n`--gtest_filter='Cpu*'` then `y`; run"
-                       " ./step01 --rows 8 -- `--cols 8`, a--b.\n")
-    want = ("See [`../solutions/`](solutions_readme.html) and "
-            "[`x`](exercises_readme.html#exercises_readme-how-to-work), <b>`make test`</b> and "
-            "**bold**,\n`` --gtest_filter='Cpu*' `` then `y`; run ./step01 `--rows` 8 -- "
-            "`--cols 8`, a--b.\n")
-    if text != want:
-        failed.append(("code in a link, bold code, a closing quote, options", text, want))
-    text = filter_page(os.path.join(page, "x.md"),
-                       "<details><summary>Hint 1: the grid</summary>\n\nThe `grid`.\n\n"
-                       "More.\n</details>\n")
-    want = ("\\htmlonly[block]<details><summary>Hint 1: the grid</summary>\\endhtmlonly\n\n"
-            "The `grid`.\n\nMore.\n\\htmlonly[block]</details>\\endhtmlonly\n")
-    if text != want:
-        failed.append(("a folded hint", text, want))
-    text = filter_comments("int a;  // --x\n  bool h;  ///< --help was given, `--rows 8`\n")
-    want = "int a;  // --x\n  bool h;  ///< `--help` was given, `--rows 8`\n"
-    if text != want:
-        failed.append(("a header's comments", text, want))
-    for what, got, want in failed:
-        print("md_filter: %r gave %r, wanted %r" % (what, got, want))
-    print("md_filter: %s" % ("FAILED" if failed else "ok"))
-    return 1 if failed else 0
-
-
 def filter_comments(text):
     """A header as doxygen should read it: an option in a /// or ///< comment, --help, in a code
     span, as in the pages (`md_filter.py --comments FILE`, FILTER_PATTERNS for *.hpp, *.cuh)."""
@@ -315,7 +244,7 @@ def filter_comments(text):
     for line in text.splitlines(keepends=True):
         at = line.find("///")
         if at >= 0:
-            parts = re.split(r"(`+[^`]*`+)", line[at:])
+            parts = split_code(line[at:])
             parts[::2] = [OPTION.sub(r"`--\1`", p) for p in parts[::2]]
             line = line[:at] + "".join(parts)
         out.append(line)
@@ -323,8 +252,6 @@ def filter_comments(text):
 
 
 def main():
-    if sys.argv[1:] == ["--self-test"]:
-        sys.exit(self_test())
     if sys.argv[1] == "--comments":
         with open(sys.argv[2], encoding="utf-8") as f:
             sys.stdout.write(filter_comments(f.read()))

@@ -12,8 +12,7 @@ import bankmaps
 from plotting import (error_bars, plot_series, pyplot, read_stamp, reference_series, save,
                       size_axis, step_color)
 from facts import gpu_count
-from rows import best, digest, journey, select, step_number
-from tables import NO_BENCH
+from rows import NO_BENCH, best, digest, journey, select, step_number
 
 HERE = Path(__file__).resolve().parent
 NO_BANKMAP = ("_No bank map yet: write plots/data/bankmap.csv with `./bankmap --csv` "

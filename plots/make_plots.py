@@ -9,9 +9,9 @@
                                           linked from no page
 
 The data: plots/data/*.csv (plots/data/README.md); the facts of each step: steps/*/step.toml
-(plots/README.md). The modules, each used by the ones after it: facts, rows (the data), text
-(formats), markers (the Markdown engine and its lint), tables and inline_numbers (what markers
-hold), plotting, bankmaps and figures (with plots/lessons/stepNN.py), and this command line.
+(plots/README.md). The modules, each used by the ones after it: facts, rows (the data),
+markdown (the one Markdown reader: pages, markers, the lint), render (what markers hold),
+plotting, bankmaps and figures (with plots/lessons/stepNN.py), and this command line.
 Only the standard library, and matplotlib (Agg backend) to draw.
 """
 
@@ -22,12 +22,10 @@ from pathlib import Path
 
 from facts import Course, FactsError
 from figures import catalog
-from markers import all_markdown, linked_pngs, markdown_files, rewrite
-from inline_numbers import render_num
+from markdown import all_pages, linked_pngs, marker_pages, rewrite
+from render import renderers
 from plotting import stamp
 from rows import Data
-from tables import (render_bench_table, render_figure, render_pattern_table,
-                    render_profile_table, render_results_table)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,8 +34,6 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", type=Path, default=ROOT,
                         help="the repository (default: the one holding this script)")
-    parser.add_argument("--data", type=Path, help="folder of the CSV files (default: "
-                        "ROOT/plots/data)")
     parser.add_argument("--figures-dir", type=Path,
                         help="where the PNG files go (default: ROOT/plots/figures)")
     parser.add_argument("--check", action="store_true",
@@ -48,9 +44,6 @@ def main(argv=None):
                         help="draw every figure, also those already drawn from today's data")
     parser.add_argument("--no-figures", action="store_true", help="only the Markdown")
     parser.add_argument("--no-markdown", action="store_true", help="only the figures")
-    parser.add_argument("--files", nargs="+", type=Path, metavar="MD",
-                        help="rewrite or check only these Markdown files (the check that every "
-                             "figure is linked still reads every page)")
     parser.add_argument("--skip-code", type=int, default=None,
                         help="exit with this code (a test's 'skipped') when matplotlib is missing")
     args = parser.parse_args(argv)
@@ -58,7 +51,7 @@ def main(argv=None):
     figures_dir = args.figures_dir or root / "plots" / "figures"
     committed = root / "plots" / "figures"
     try:
-        data = Data(args.data or root / "plots" / "data", Course(root))
+        data = Data(root / "plots" / "data", Course(root))
     except FactsError as e:
         print(f"make_plots: {e}", file=sys.stderr)
         return 1
@@ -81,8 +74,7 @@ def main(argv=None):
             return args.skip_code
         failed = drawn is None or drawn or failed  # without matplotlib the tables still update
     if not args.no_markdown:
-        only = {f.resolve() for f in args.files} if args.files else None
-        failed = check_markdown(root, args.check, data, figures, only) or failed
+        failed = check_markdown(root, args.check, data, figures) or failed
     return 1 if failed else 0
 
 
@@ -127,29 +119,15 @@ def check_figures(figures, folder):
     return failed
 
 
-def check_markdown(root, check, data, figures, only=None):
+def check_markdown(root, check, data, figures):
     """Rewrites (or, with check, compares) every Markdown file; reports what is wrong as
     file:line: reason; checks that every committed PNG is linked. True if anything failed."""
     # Links always point at the committed figures, wherever --figures-dir sent this run's PNGs.
     committed = root / "plots" / "figures"
     failed, lint_counts, texts = False, {}, {}
-    for md in markdown_files(root):
-        if only is not None and md.resolve() not in only:
-            continue
-
-        def render(kind, text, md=md):
-            if kind == "bench-table":
-                return render_bench_table(text, data)
-            if kind == "profile-table":
-                return render_profile_table(text, data)
-            if kind == "results-table":
-                return render_results_table(text, data, md)
-            if kind == "pattern-table":
-                return render_pattern_table(text, data)
-            return render_figure(text, figures, md, committed, data)
-
+    for md in marker_pages(root):
         old = md.read_text()
-        new, findings, changed = rewrite(old, render, lambda text: render_num(text, data))
+        new, findings, changed = rewrite(old, *renderers(data, figures, md, committed))
         texts[md] = new
         shown = md.relative_to(root).as_posix()
         for f in findings:
@@ -173,7 +151,7 @@ def check_markdown(root, check, data, figures, only=None):
             print(f"updated: {shown}")
 
     # Every PNG of plots/figures is shown on some page.
-    for md in all_markdown(root):
+    for md in all_pages(root):
         texts.setdefault(md, md.read_text(errors="replace"))
     linked = linked_pngs(texts, committed)
     for png in sorted(committed.glob("*.png")):

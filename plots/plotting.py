@@ -10,7 +10,6 @@ import zlib
 from pathlib import Path
 
 from rows import best, measured_on, select, step_number
-from text import fmt_bytes
 
 STAMP_KEY = b"Drawn-from"  # the PNG text chunk that records the hash of a figure's data
 
@@ -31,6 +30,11 @@ def pyplot():
 # the figures' catalogue (and `make_plots.py --check`) needs no matplotlib.
 STEP_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                "#bcbd22", "#17becf")
+
+
+def fmt_bytes(n):
+    """A matrix's size on an axis: "67.1 MB", "4.29 GB"."""
+    return f"{n / 1e9:.3g} GB" if n >= 1e9 else f"{n / 1e6:.3g} MB"
 
 
 def step_color(step):

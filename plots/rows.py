@@ -22,6 +22,9 @@ from pathlib import Path
 from facts import Course, gpu_count
 
 
+NO_BENCH = "_No measurements yet: run `make bench` on a GPU, then `make plots`._"
+
+
 class Row:
     """One row of bench.csv with its numbers parsed; after load_bench, the aggregate of the runs
     of one measurement."""

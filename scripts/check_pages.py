@@ -2,7 +2,8 @@
 """The shape of every lesson page: short, small tables, and the code it teaches named and short.
 
     python3 scripts/check_pages.py [--root DIR] [--list]   # check the course (exit 1 on a finding)
-    python3 scripts/check_pages.py --self-test             # check the checker on planted pages
+
+(plots/tests/test_pages.py checks the checker on planted pages.)
 
 A lesson page is each step's steps/NN_name/README.md and each part page of a step: any other
 steps/NN_name/*.md whose name starts with a capital letter (NARROW.md, RECTANGLES.md). The lab
@@ -27,10 +28,12 @@ none, 1 when there are, 2 on a bad argument.
 
 import argparse
 import os
-import re
 import statistics
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "plots"))
+from markdown import COMMENT, count_words, lesson_pages, links, tables  # noqa: E402  (the reader)
 
 MAX_WORDS = 2500
 MAX_MEDIAN_WORDS = 2000
@@ -39,54 +42,6 @@ MAX_CODE_LINES = 250
 CODE_PREFIX = "**Code:**"
 FORBIDDEN_DIRS = ("lab", "common")
 FORBIDDEN_NAMES = ("variants.cuh", "main.cu")
-
-COMMENT = re.compile(r"<!--.*?-->", re.S)
-LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
-STEP_DIR = re.compile(r"^\d\d_")
-FENCE = re.compile(r"^\s*(```|~~~)")
-
-
-def lesson_pages(root):
-    """Every lesson page under root/steps, in course order: README.md first in each step."""
-    steps = os.path.join(root, "steps")
-    pages = []
-    for step in sorted(os.listdir(steps)) if os.path.isdir(steps) else []:
-        folder = os.path.join(steps, step)
-        if not (STEP_DIR.match(step) and os.path.isdir(folder)):
-            continue
-        names = [n for n in os.listdir(folder) if n.endswith(".md") and n[:1].isupper()
-                 and os.path.isfile(os.path.join(folder, n))]
-        names.sort(key=lambda n: (n != "README.md", n))
-        pages += [os.path.join(folder, n) for n in names]
-    return pages
-
-
-def count_words(text):
-    """`wc -w` of the text once its HTML comments are gone."""
-    return len(COMMENT.sub(" ", text).encode("utf-8").split())
-
-
-def tables(lines):
-    """(first line number, body rows) of each table: runs of lines starting with '|', outside
-    code fences. A run whose second line is not a |---| line has no header: every line is a row."""
-    found, run, fenced = [], [], False
-
-    def close():
-        if run:
-            header = len(run) >= 2 and re.fullmatch(r"\|[\s:|-]*-[\s:|-]*", lines[run[1]].strip())
-            found.append((run[0] + 1, len(run) - 2 if header else len(run)))
-            run.clear()
-
-    for i, line in enumerate(lines):
-        if FENCE.match(line):
-            close()
-            fenced = not fenced
-        elif not fenced and line.startswith("|"):
-            run.append(i)
-        else:
-            close()
-    close()
-    return found
 
 
 def forbidden(path, page_dir, root):
@@ -116,7 +71,7 @@ def check_code_line(page, lines, root, findings):
         findings.append(f"{rel}:{at[1] + 1}: a second `{CODE_PREFIX}` line (the first is line "
                         f"{at[0] + 1}); a page has one")
     number, line = at[0] + 1, lines[at[0]]
-    targets = LINK.findall(COMMENT.sub("", line))
+    targets = [target for target, _ in links(COMMENT.sub("", line))]
     if not targets:
         findings.append(f"{rel}:{number}: `{CODE_PREFIX}` is followed by no Markdown link")
         return 0
@@ -185,89 +140,13 @@ def report(root, listing):
     return 1 if findings else 0
 
 
-def self_test():
-    """Plant a course with one good page and one page per defect; each defect must be found and
-    the good page must pass. Returns 0 when the checker behaves, 1 otherwise."""
-    table13 = "| a | b |\n|---|---|\n" + "| 1 | 2 |\n" * 13
-    table12 = "| a | b |\n|---|---|\n" + "| 1 | 2 |\n" * 12
-    good = ("# Step\n\n**Code:** [transpose.cuh](transpose.cuh)\n\n<!-- " + "hidden " * 3000
-            + "-->\n" + "word " * 100 + "\n\n" + table12 + "\n```\n" + table13 + "```\n")
-    cases = {  # folder: (pages {name: text}, files {name: lines}, the finding expected)
-        "01_good": ({"README.md": good, "NOTES_lower.txt": "x"}, {"transpose.cuh": 10}, None),
-        "02_long": ({"README.md": good.replace("word ", "word " * 26)},
-                    {"transpose.cuh": 10}, "2743 words; at most 2500"),
-        "03_table": ({"README.md": good + "\n" + table13}, {"transpose.cuh": 10},
-                     "a table of 13 rows"),
-        "04_nocode": ({"README.md": good.replace("**Code:**", "Code:")}, {"transpose.cuh": 10},
-                      "no line starts with"),
-        "05_missing": ({"README.md": good.replace("(transpose.cuh)", "(gone.cuh)")},
-                       {"transpose.cuh": 10}, "`gone.cuh` is not a file"),
-        "06_big": ({"README.md": good}, {"transpose.cuh": 251}, "the taught code is 251 lines"),
-        "07_glue": ({"README.md": good.replace("[transpose.cuh](transpose.cuh)",
-                                               "[t](transpose.cuh), [v](variants.cuh)")},
-                    {"transpose.cuh": 10, "variants.cuh": 5}, "harness glue"),
-        "08_lab": ({"README.md": good.replace("(transpose.cuh)", "(lab/k.cuh)")},
-                   {"lab/k.cuh": 5}, "under a lab/ folder"),
-        "09_test": ({"README.md": good.replace("(transpose.cuh)", "(test.cu)")},
-                    {"test.cu": 5}, "it is a test"),
-        "10_part": ({"README.md": good, "PART.md": good + "\n" + table13},
-                    {"transpose.cuh": 10}, "PART.md:"),
-        "11_twice": ({"README.md": good + "\n" + CODE_PREFIX + " [t](transpose.cuh)\n"},
-                     {"transpose.cuh": 10}, "a second"),
-    }
-    failures = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for folder, (pages, files, expected) in cases.items():
-            root = os.path.join(tmp, folder)
-            step = os.path.join(root, "steps", folder)
-            for name, text in pages.items():
-                os.makedirs(step, exist_ok=True)
-                with open(os.path.join(step, name), "w", encoding="utf-8") as f:
-                    f.write(text)
-            for name, count in files.items():
-                path = os.path.join(step, name)
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                with open(path, "w") as f:
-                    f.write("x\n" * count)
-            findings, rows = check(root)
-            if expected is None and findings:
-                failures.append(f"{folder}: a good page was refused: {findings}")
-            if expected is not None and not any(expected in f for f in findings):
-                failures.append(f"{folder}: expected a finding with '{expected}', got {findings}")
-            if folder == "01_good" and rows != [(f"steps/{folder}/README.md", 243, 12, 10)]:
-                # 243 = `wc -w` of the page with its comment removed: 4 words of title and
-                # code line, 100 words, 66 in the table, 73 in the fence.
-                failures.append(f"{folder}: counted {rows}, expected 243 words, a 12-row "
-                                "table (the fenced one is not a table) and 10 lines")
-        # The median: three pages of 1,900, 2,100 and 2,200 words, each under the page limit.
-        root = os.path.join(tmp, "median")
-        for i, words in enumerate((1900, 2100, 2200)):
-            step = os.path.join(root, "steps", f"0{i + 1}_m")
-            os.makedirs(step)
-            with open(os.path.join(step, "README.md"), "w") as f:
-                f.write("**Code:** [k](k.cuh)\n" + "w " * (words - 2) + "\n")
-            with open(os.path.join(step, "k.cuh"), "w") as f:
-                f.write("x\n")
-        findings, _ = check(root)
-        if findings != ["steps: the median page has 2100 words; at most 2000"]:
-            failures.append(f"median: expected only the median finding, got {findings}")
-    for failure in failures:
-        print("self-test FAILED:", failure)
-    print(f"check_pages self-test: {len(cases) + 1} planted courses, {len(failures)} failure(s)")
-    return 1 if failures else 0
-
-
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(
         __file__))), help="the course's root folder (default: this script's repository)")
     parser.add_argument("--list", action="store_true",
                         help="also print words, largest table and code lines of every page")
-    parser.add_argument("--self-test", action="store_true",
-                        help="check the checker on planted pages instead of the course")
     args = parser.parse_args(argv)
-    if args.self_test:
-        return self_test()
     if not os.path.isdir(os.path.join(args.root, "steps")):
         print(f"check_pages: {args.root} has no steps/ folder", file=sys.stderr)
         return 2

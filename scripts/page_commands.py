@@ -17,6 +17,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "plots"))
+from markdown import all_pages, code_blocks  # noqa: E402  (the course's one Markdown reader)
+
 RULES = [  # (pattern of the command, None to run it, or why it is not run)
     (r"^python3 plots/make_plots\.py --check$", None),
     (r"^python3 plots/bench\.py (--build build )?--dry-run$", None),
@@ -42,12 +45,12 @@ RULES = [  # (pattern of the command, None to run it, or why it is not run)
 def commands():
     """[(page, command)] of every ```sh block line, comments dropped."""
     found = []
-    for page in sorted(ROOT.rglob("*.md")):
+    for page in all_pages(ROOT):
         rel = page.relative_to(ROOT).as_posix()
-        if re.match(r"^(build|\.)", rel):
-            continue
-        for block in re.findall(r"^```sh\n(.*?)^```", page.read_text(), re.S | re.M):
-            for line in block.splitlines():
+        for info, block in code_blocks(page.read_text()):
+            if info != "sh":
+                continue
+            for line in block:
                 command = re.split(r"\s+#\s", line)[0].strip()
                 if command:
                     found.append((rel, command))

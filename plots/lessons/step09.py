@@ -11,9 +11,8 @@ rectangle, ids "rect-passP", named "..., pass P of N: kind") and is left out whe
 import re
 from math import gcd
 
-from plotting import error_bars, pct_bars, pyplot, save, step_color
+from plotting import error_bars, fmt_bytes, pct_bars, pyplot, save, step_color
 from rows import best, select
-from text import fmt_bytes
 
 # The lesson's in-place kernels by id (the lab's variants are not drawn here): label, colour,
 # marker.

@@ -7,7 +7,7 @@ import unittest
 
 from support import ROWS, Repo, bench_row
 from rows import load_bench
-from text import fmt_fixed, fmt_sig
+from render import fmt_fixed, fmt_sig
 
 
 class Aggregation(unittest.TestCase):

@@ -1,7 +1,12 @@
-"""The Markdown side of the plots: finding the markers in a page, rewriting what lies between a
-marker and its end with what a renderer gives, and the prose lint. plots/README.md ("Markers")
-describes the syntax. Which renderer makes a block or a number is the caller's: rewrite() takes
-them as functions. Standard library only.
+"""The course's one Markdown reader: which files are pages, and what a page holds (fenced code,
+code spans, comments, links, headings, tables, words) and its markers, found, rendered and
+linted. Standard library only. Its readers:
+
+- plots/make_plots.py: the markers and the prose lint, through rewrite() (plots/README.md,
+  "Markers", says the syntax; which renderer makes a block or a number is the caller's);
+- scripts/check_pages.py: the lesson pages, their words, tables and **Code:** links;
+- scripts/page_commands.py: the commands of every page's ```sh blocks;
+- docs/md_filter.py: the links, headings and code spans it rewrites for the Doxygen site.
 
 Block markers, each on a line of its own, closed by the same name with a slash:
 
@@ -16,6 +21,159 @@ Markers inside ``` fences and inside `inline code` are examples and are left alo
 """
 
 import re
+from pathlib import Path
+
+from facts import parse_shape
+
+# -- the pages ------------------------------------------------------------------------------------
+
+# Folders that hold no page of the course: build trees, hidden folders, caches.
+SKIP_DIRS = re.compile(r"^(build.*|\..*|__pycache__|node_modules)$")
+
+
+def all_pages(root):
+    """Every Markdown page of the repository, sorted (build and hidden folders aside)."""
+    root = Path(root)
+    return [p for p in sorted(root.rglob("*.md"))
+            if not any(SKIP_DIRS.match(part) for part in p.relative_to(root).parts[:-1])]
+
+
+def marker_pages(root):
+    """The pages the markers and the lint cover: the README, the lessons (every steps/*/*.md),
+    the lab notebooks (steps/*/lab/*.md) and the exercises' pages."""
+    root = Path(root)
+    files = [root / "README.md"]
+    for pattern in ("steps/*/*.md", "steps/*/lab/*.md", "exercises/*.md", "exercises/*/*.md"):
+        files += sorted(root.glob(pattern))
+    return [f for f in files if f.exists()]
+
+
+def lesson_pages(root):
+    """Every lesson page, in course order: each step's README.md, then its part pages (any other
+    steps/NN_name/*.md whose name starts with a capital letter). Lab notebooks are not lessons."""
+    pages = []
+    for folder in sorted(Path(root).glob("steps/[0-9][0-9]_*")):
+        names = sorted((p.name for p in folder.glob("*.md") if p.name[:1].isupper() and p.is_file()),
+                       key=lambda n: (n != "README.md", n))
+        pages += [folder / n for n in names]
+    return pages
+
+
+# -- what a page holds ----------------------------------------------------------------------------
+
+COMMENT = re.compile(r"<!--.*?-->", re.S)
+LINE_COMMENT = re.compile(r"<!--.*?-->")  # one that opens and closes on one line
+# The end of a link or image, "](target)" or "](target "title")": group 1 is set for an image
+# ("![alt" just before), group 2 is the target, group 3 the title.
+LINK = re.compile(r"(!\[[^\[\]]*)?\]\(\s*([^()\s]+)(\s+\"[^\"]*\")?\s*\)")
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+TABLE_RULE = re.compile(r"\|[\s:|-]*-[\s:|-]*")  # the |---|:---| line under a table's header
+
+
+def fence_states(lines):
+    """Where each line is: "prose", "fence" (a ``` or ~~~ line that opens or closes a fenced
+    block) or "code" (inside one). A block opened by ``` is closed only by ```, ~~~ by ~~~."""
+    states, mark = [], None
+    for line in lines:
+        stripped = line.lstrip()
+        if stripped.startswith(("```", "~~~")) and (mark is None or stripped.startswith(mark)):
+            mark = None if mark else stripped[:3]
+            states.append("fence")
+        else:
+            states.append("code" if mark else "prose")
+    return states
+
+
+def code_blocks(text):
+    """[(info, lines)] of the fenced blocks of a text: "sh" for a ```sh block."""
+    lines = text.split("\n")
+    blocks, body = [], None
+    for line, state in zip(lines, fence_states(lines)):
+        if state == "fence" and body is None:
+            body = []
+            blocks.append((line.strip()[3:].strip(), body))
+        elif state == "fence":
+            body = None
+        elif state == "code":
+            body.append(line)
+    return blocks
+
+
+def code_spans(text):
+    """[(start, end)] of the `inline code` spans of a text (a run of n backticks closed by the
+    next run of exactly n; unmatched backticks are literal)."""
+    spans, i = [], 0
+    while i < len(text):
+        if text[i] != "`":
+            i += 1
+            continue
+        j = i
+        while j < len(text) and text[j] == "`":
+            j += 1
+        k, closed = j, None
+        while k < len(text):
+            if text[k] == "`":
+                m = k
+                while m < len(text) and text[m] == "`":
+                    m += 1
+                if m - k == j - i:
+                    closed = m
+                    break
+                k = m
+            else:
+                k += 1
+        if closed is None:
+            i = j
+        else:
+            spans.append((i, closed))
+            i = closed
+    return spans
+
+
+def split_code(text):
+    """The text cut at its code spans: [prose, code, prose, code, ..., prose]."""
+    parts, pos = [], 0
+    for a, b in code_spans(text):
+        parts += [text[pos:a], text[a:b]]
+        pos = b
+    return parts + [text[pos:]]
+
+
+def inside(pos, spans):
+    return any(a <= pos < b for a, b in spans)
+
+
+def links(text):
+    """[(target, is_image)] of the Markdown links and images of a text."""
+    return [(m.group(2), bool(m.group(1))) for m in LINK.finditer(text)]
+
+
+def tables(lines):
+    """(first line number, body rows) of each table: runs of lines starting with '|', outside
+    code fences. A run whose second line is not a |---| line has no header: every line is a row."""
+    found, run = [], []
+
+    def close():
+        if run:
+            header = len(run) >= 2 and TABLE_RULE.fullmatch(lines[run[1]].strip())
+            found.append((run[0] + 1, len(run) - 2 if header else len(run)))
+            run.clear()
+
+    for i, (line, state) in enumerate(zip(lines, fence_states(lines))):
+        if state == "prose" and line.startswith("|"):
+            run.append(i)
+        else:
+            close()
+    close()
+    return found
+
+
+def count_words(text):
+    """`wc -w` of the text once its HTML comments are gone."""
+    return len(COMMENT.sub(" ", text).encode("utf-8").split())
+
+
+# -- markers --------------------------------------------------------------------------------------
 
 KINDS = r"(bench-table|profile-table|figure|results-table|pattern-table)"
 OPEN = re.compile(r"^<!--\s*" + KINDS + r"\b(.*?)-->\s*$")
@@ -23,7 +181,6 @@ ALMOST = re.compile(r"^\s*<!--\s*" + KINDS + r"\b")  # to report a marker OPEN c
 ATTR = re.compile(r"""\s*(?:([\w.-]+)=(?:"([^"]*)"|'([^']*)'|([^\s"']+))|([^\s=]+))""")
 NUM_TAG = re.compile(r"<!--\s*(/?)num\b(.*?)-->")
 NUM_START = re.compile(r"<!--\s*/?num\b")
-COMMENT = re.compile(r"<!--.*?-->")
 # The prose lint: a decimal followed by % or any number followed by GB/s is a measured number.
 LINT_PERCENT = re.compile(r"(?<![\w.])\d[\d,]*\.\d+\s*%")
 LINT_GBPS = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s*GB/s")
@@ -33,8 +190,9 @@ class MarkerError(Exception):
     """A marker that cannot be rendered (an unknown attribute, a selection that finds nothing)."""
 
 
-def parse_tokens(text):
-    """'diff step=05 id="a b"' -> [("diff", None), ("step", "05"), ("id", "a b")]."""
+def parse_attrs(text, forms=()):
+    """(form, {name: value}) of a marker's text ('diff step=05 id="a b"'): form is a leading
+    bare word among `forms` ("diff", "ratio", ...) or None. A `kernel=` selector is refused."""
     tokens, pos = [], 0
     while text[pos:].strip():
         m = ATTR.match(text, pos)
@@ -44,16 +202,8 @@ def parse_tokens(text):
         if m.group(5) is not None:
             tokens.append((m.group(5), None))
         else:
-            value = next(v for v in m.group(2, 3, 4) if v is not None)
-            tokens.append((m.group(1), value))
+            tokens.append((m.group(1), next(v for v in m.group(2, 3, 4) if v is not None)))
         pos = m.end()
-    return tokens
-
-
-def parse_attrs(text, forms=()):
-    """(form, {name: value}) of a marker's text: form is a leading bare word among `forms`
-    ("diff", "ratio", ...) or None. An old `kernel=` selector is refused with the way out."""
-    tokens = parse_tokens(text)
     form = None
     if tokens and tokens[0][1] is None and forms:
         form = tokens.pop(0)[0]
@@ -83,50 +233,14 @@ def check_attrs(kind, attrs, allowed, required=()):
 
 
 def parse_shapes(text):
+    """"8192,4096x2048" -> [(8192, 8192), (4096, 2048)]."""
     shapes = []
     for item in text.split(","):
-        m = re.fullmatch(r"(\d+)(?:x(\d+))?", item.strip())
-        if not m:
+        try:
+            shapes.append(parse_shape(item))
+        except ValueError:
             raise MarkerError(f"shapes: '{item}' is not ROWSxCOLS")
-        shapes.append((int(m.group(1)), int(m.group(2) or m.group(1))))
     return shapes
-
-
-# -- reading a line: code spans, comments, markers -----------------------------------------------
-
-def code_spans(line):
-    """[(start, end)] of the `inline code` spans of a line (a run of n backticks closed by the
-    next run of exactly n)."""
-    spans, i = [], 0
-    while i < len(line):
-        if line[i] != "`":
-            i += 1
-            continue
-        j = i
-        while j < len(line) and line[j] == "`":
-            j += 1
-        k, closed = j, None
-        while k < len(line):
-            if line[k] == "`":
-                m = k
-                while m < len(line) and line[m] == "`":
-                    m += 1
-                if m - k == j - i:
-                    closed = m
-                    break
-                k = m
-            else:
-                k += 1
-        if closed is None:
-            i = j  # unmatched backticks are literal
-        else:
-            spans.append((i, closed))
-            i = closed
-    return spans
-
-
-def inside(pos, spans):
-    return any(a <= pos < b for a, b in spans)
 
 
 def rewrite_nums(line, render):
@@ -169,8 +283,7 @@ def lint_line(line, covered):
     """The measured-looking numbers typed in a line's prose: a decimal followed by % or a number
     followed by GB/s, outside inline code, HTML comments and num markers."""
     masked = list(line)
-    hidden = code_spans(line) + covered + [m.span() for m in COMMENT.finditer(line)]
-    for a, b in hidden:
+    for a, b in code_spans(line) + covered + [m.span() for m in LINE_COMMENT.finditer(line)]:
         masked[a:b] = " " * (b - a)
     text = "".join(masked)
     return [m.group(0) for pattern in (LINT_PERCENT, LINT_GBPS) for m in pattern.finditer(text)]
@@ -188,7 +301,8 @@ def rewrite(text, render, render_num=None):
     every num marker by render_num(text after "num"); the Findings (errors and lint); and the
     num values that changed, as (line, old, new)."""
     lines = text.split("\n")
-    out, findings, changed, i, fence = [], [], [], 0, None
+    states = fence_states(lines)
+    out, findings, changed, i = [], [], [], 0
 
     def prose(line, number):
         new = line
@@ -206,13 +320,7 @@ def rewrite(text, render, render_num=None):
     while i < len(lines):
         line = lines[i]
         i += 1
-        stripped = line.lstrip()
-        if stripped.startswith("```") or stripped.startswith("~~~"):
-            mark = stripped[:3]
-            fence = None if fence == mark else (fence or mark)
-            out.append(line)
-            continue
-        if fence:
+        if states[i - 1] != "prose":
             out.append(line)
             continue
         m = OPEN.match(line)
@@ -240,38 +348,13 @@ def rewrite(text, render, render_num=None):
     return "\n".join(out), findings, changed
 
 
-def markdown_files(root):
-    """The Markdown the markers and the lint cover: the README, the lessons (every
-    steps/*/*.md), the lab notebooks (steps/*/lab/*.md) and the exercises' pages."""
-    files = [root / "README.md"]
-    files += sorted((root / "steps").glob("*/*.md"))
-    files += sorted((root / "steps").glob("*/lab/*.md"))
-    files += sorted((root / "exercises").glob("*.md"))
-    files += sorted((root / "exercises").glob("*/*.md"))
-    return [f for f in files if f.exists()]
-
-
-def all_markdown(root):
-    """Every Markdown page of the repository (build folders and hidden ones aside)."""
-    found = []
-    for path in sorted(root.rglob("*.md")):
-        parts = path.relative_to(root).parts
-        if any(p.startswith(".") or p.startswith("build") for p in parts[:-1]):
-            continue
-        found.append(path)
-    return found
-
-
-LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-
-
 def linked_pngs(texts, figures_dir):
     """The names of the PNG files of figures_dir that the Markdown texts ({path: text}) link."""
     linked = set()
-    figures_dir = figures_dir.resolve()
+    figures_dir = Path(figures_dir).resolve()
     for path, text in texts.items():
-        for m in LINK.finditer(text):
-            target = m.group(1).split("#")[0]
+        for target, _ in links(text):
+            target = target.split("#")[0]
             if not target.endswith(".png") or "://" in target:
                 continue
             resolved = (path.parent / target).resolve()

@@ -1,27 +1,131 @@
-"""The blocks the markers hold, rendered from the data: each function returns the lines that go
-between a block marker and its end (plots/README.md, "Blocks").
+"""What the markers hold, from the data: the blocks (plots/README.md, "Blocks") and the values
+of the num markers ("Numbers in a sentence"), and how their numbers are written.
 
     <!-- bench-table steps=step04,step05 shapes=8192x8192 [ids=a,b] [type=f32,f16] [batch=N] -->
     <!-- profile-table steps=step02,step03 [ids=...] [shapes=...] [type=...] [metrics=all] -->
     <!-- pattern-table tool=step08_patterns type=f64 shapes=16384x16384 -->
     <!-- results-table -->
     <!-- figure name=progression -->
+    <!-- num step=step07 id=512-threads shape=8192x8192 -->           % of copy (col= for others)
+    <!-- num diff step=step06 id=float4-4rows shape=8192x8192 vs.step=step05 vs.id=block-32x4 -->
+    <!-- num ratio ... -->                                             first over second
+    <!-- num profile step=step03 id=padded shape=4096x4096 metric="smem st conflicts" -->
+    <!-- num latency pattern="within each page" footprint=1073741824 -->
 
-Bench and profile tables and figures show the course's reference device (steps/course.toml);
-`device=H200` (a piece of another device's name) shows that one. A marker whose rows were
-measured only on another device fails, saying which device= would show them.
+A kernel is named by its id (`./stepNN --list`, or the step's step.toml); `id=best` is the
+step's fastest kernel (copies and cuBLAS aside) and `id=ceiling` the faster of its copies. The
+rows are the course's reference device's (steps/course.toml) unless `device=H200` (a piece of
+another device's name; `vs.device=` for the second selection) names another; a marker whose rows
+were measured only on another device fails, saying which device= would show them. Finding the
+markers in a page is markdown.py's job; this only says what goes between their tags.
+Standard library only.
 """
 
+import math
 import os
+import re
 from pathlib import Path
 
-from markers import MarkerError, check_attrs, parse_attrs, parse_shapes
 from facts import gpu_count
-from rows import (DeviceError, best, journey, measured_on, median, normalize_step, select,
-                  step_number)
-from text import cell, fmt_ms, fmt_shape, fmt_value, table
+from markdown import MarkerError, check_attrs, parse_attrs, parse_shapes
+from rows import (NO_BENCH, DeviceError, best, journey, measured_on, median, normalize_step,
+                  select, step_number)
 
-NO_BENCH = "_No measurements yet: run `make bench` on a GPU, then `make plots`._"
+
+def renderers(data, figures, md, figures_dir):
+    """(render(kind, text), render_num(text)): what markdown.rewrite() calls for the page md;
+    figure links point at figures_dir, the committed figures."""
+    blocks = {"bench-table": lambda text: render_bench_table(text, data),
+              "profile-table": lambda text: render_profile_table(text, data),
+              "results-table": lambda text: render_results_table(text, data, md),
+              "pattern-table": lambda text: render_pattern_table(text, data),
+              "figure": lambda text: render_figure(text, figures, md, figures_dir, data)}
+    return (lambda kind, text: blocks[kind](text)), (lambda text: render_num(text, data))
+
+
+# -- formats ------------------------------------------------------------------------------------
+
+def fmt_shape(shape, batch=1, type_=None):
+    text = f"{shape[0]}x{shape[1]}"
+    if batch != 1:
+        text += f", batch {batch}"
+    if type_:
+        text += f" {type_}"
+    return text
+
+
+def fmt_ms(ms):
+    """About three significant digits, without scientific notation."""
+    if ms >= 100:
+        return f"{ms:.0f}"
+    if ms >= 10:
+        return f"{ms:.1f}"
+    if ms >= 1:
+        return f"{ms:.2f}"
+    return f"{ms:.3g}" if ms >= 0.001 else f"{ms:.4f}"
+
+
+def fmt_value(v):
+    """A profiler value as the profile tables print it."""
+    if v == int(v) or abs(v) >= 1000:
+        return f"{v:,.0f}"
+    if abs(v) >= 100:
+        return f"{v:.0f}"
+    if abs(v) >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def fmt_sig(v, digits):
+    """v to `digits` significant digits, trailing zeros kept, never in scientific notation:
+    fmt_sig(0.189792, 3) == "0.190", fmt_sig(10.4, 2) == "10", fmt_sig(123, 2) == "120"."""
+    if v == 0 or not math.isfinite(v):
+        return f"{v:.{max(digits - 1, 0)}f}" if v == 0 else str(v)
+    exponent = math.floor(math.log10(abs(v)))
+    decimals = digits - 1 - exponent
+    rounded = round(v, decimals)
+    if rounded and math.floor(math.log10(abs(rounded))) > exponent:  # 9.96 -> 10.0
+        decimals -= 1
+    return f"{round(v, decimals):.{max(decimals, 0)}f}"
+
+
+def fmt_fixed(v, decimals):
+    text = f"{v:.{decimals}f}"
+    return text[1:] if re.fullmatch(r"-0(\.0*)?", text) else text  # no "-0.0"
+
+
+
+def cell(text):
+    """Escapes what would break a Markdown table cell or read as an HTML tag."""
+    return (str(text).replace("\\", "\\\\").replace("|", "\\|")
+            .replace("<", "&lt;").replace(">", "&gt;"))
+
+
+# Left-aligned columns; numbers are right-aligned.
+TEXT_COLUMNS = ("step", "kernel", "shape", "idea", "pattern")
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join(":---" if i == 0 or h in TEXT_COLUMNS else "---:"
+                            for i, h in enumerate(header)) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def how_many(counts):
+    """"3" for runs that all count 3, "2 to 3" else: how many runs the medians are of."""
+    counts = sorted(set(counts))
+    return str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+
+
+def some(names, most=6):
+    """'a; b; c' for a short list, 'a; b; ... and 9 more' for a long one."""
+    if len(names) <= most:
+        return "; ".join(names)
+    return "; ".join(names[:most]) + f"; ... and {len(names) - most} more"
+
+
 NO_PROFILE = ("_No profiler counters yet: run `make profile STEP=NN` on a GPU, "
               "then `make plots`._")
 NO_PATTERNS = ("_No pattern timings yet: run `./TOOL --csv plots/data/patterns.csv` "
@@ -95,8 +199,7 @@ def runs_note(rows):
     counts = sorted({r.runs for r in rows})
     if not counts or counts == [1]:
         return ""
-    many = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
-    return (f"Each row is the median of {many} separate runs (each the median of its "
+    return (f"Each row is the median of {how_many(counts)} separate runs (each the median of its "
             "repetitions); spread: the largest minus the smallest % of copy over those runs, in "
             "points. Two kernels closer than their spreads are level.")
 
@@ -220,6 +323,16 @@ def profile_step(step):
     return nn + ("-lab" if step.endswith("-lab") else "") if nn else None
 
 
+def profile_value(p):
+    """A profiler row's value as the tables print it in its column's unit; None when it is not a
+    number."""
+    try:
+        return fmt_value(float(p["value"].replace(",", "")) * metric_column(p["metric"],
+                                                                          p.get("unit", ""))[1])
+    except ValueError:
+        return None
+
+
 def render_profile_table(text, data):
     _, attrs = parse_attrs(text)
     check_attrs("profile-table", attrs, ("steps", "ids", "shapes", "type", "metrics", "device"),
@@ -249,15 +362,12 @@ def render_profile_table(text, data):
             keys.append(key)
             values[key] = {}
         names[key] = p["kernel"]
-        header, factor = metric_column(p["metric"], p.get("unit", ""))
+        header = metric_column(p["metric"], p.get("unit", ""))[0]
         if header in HIDDEN_METRICS and attrs.get("metrics") != "all":
             continue
         rank = order.index(p["metric"]) if p["metric"] in order else len(order) + len(columns)
         columns.setdefault(header, rank)
-        try:
-            values[key][header] = fmt_value(float(p["value"].replace(",", "")) * factor)
-        except ValueError:
-            values[key][header] = cell(p["value"])
+        values[key][header] = profile_value(p) or cell(p["value"])
     headers = sorted(columns, key=columns.get)
     with_step = len(steps) > 1
     body = []
@@ -300,8 +410,7 @@ def render_pattern_table(text, data):
     every = [p for got in runs.values() for p in got]
     setups = sorted({f"{p['device']}, driver {p['driver']}, CUDA {p['cuda']}, {p['date']}"
                      for p in every})
-    counts = sorted({len(got) for got in runs.values()})
-    over = (f"{counts[0]} runs" if len(counts) == 1 else f"{counts[0]} to {counts[-1]} runs")
+    over = f"{how_many(len(got) for got in runs.values())} runs"
     return (table(["pattern", "shape", "group", "median ms", "GB/s", "% of stream", "spread"],
                   body)
             + ["", f"Measured on {'; '.join(setups)} (`./{attrs['tool']} --type {attrs['type']}`, "
@@ -433,9 +542,7 @@ def render_results_table(text, data, md_path):
     note += "".join(f"; {n}" for n in twice_notes)
     note += f". Measured on {measured_on(shown)} (`make bench`)."
     if any(r.runs > 1 for r in shown):
-        many = sorted({r.runs for r in shown})
-        runs = str(many[0]) if len(many) == 1 else f"{many[0]} to {many[-1]}"
-        note += (f" Each number is the median of {runs} separate runs; over those runs % of copy "
+        note += (f" Each number is the median of {how_many(r.runs for r in shown)} separate runs; over those runs % of copy "
                  f"moved by at most {max(r.spread for r in shown):.1f} points.")
     for nn, device in apart.items():
         note += " " + apart_note(nn, data.on(device), rows_of[nn])
@@ -453,8 +560,7 @@ def apart_note(nn, data, entries):
         if copy_row:
             copies.append(copy_row.kernel.removeprefix("copy: "))
     against = f", against the copy its runs timed ({'; '.join(dict.fromkeys(copies))})"
-    runs = sorted({r.runs for r in rows})
-    many = str(runs[0]) if len(runs) == 1 else f"{runs[0]} to {runs[-1]}"
+    many = how_many(r.runs for r in rows)
     return (f"Step {nn}: on {measured_on(rows)}{against if copies else ''}; medians of {many} "
             f"runs, spread at most {max(r.spread for r in rows):.1f} points.")
 
@@ -491,3 +597,194 @@ def render_figure(text, catalog, md_path, figures_dir, data=None):
         caption = entry.caption
     link = Path(os.path.relpath(path, md_path.parent)).as_posix()
     return [f"![{cell(caption)}]({link})"]
+
+
+# -- num ----------------------------------------------------------------------------------------
+
+COLUMNS = ("pct_copy", "gbps", "median_ms", "min_ms", "pct_peak", "spread", "runs")
+SELECT = ("step", "id", "shape", "type", "batch")
+FORMS = ("diff", "ratio", "profile", "latency")
+
+
+def fmt_column(col, v):
+    if col in ("pct_copy", "pct_peak", "spread"):
+        return fmt_fixed(v, 1)
+    if col == "gbps":
+        return fmt_fixed(v, 0)
+    if col in ("median_ms", "min_ms"):
+        return fmt_sig(v, 3)
+    return str(int(v))  # runs
+
+
+def known_id(data, step, kid, here, passes=False):
+    """Raises MarkerError when `kid` names no kernel of `step`: a binary with facts knows its
+    kernels by id ([kernels] of its step.toml or lab.toml; its references, the copies and
+    cuBLAS, by the data); `passes`: a profiled pass of one ("rect-pass2") counts too."""
+    facts = data.course.of(step)
+    if facts is None or kid in facts.kernels or kid in ("best", "ceiling"):
+        return
+    if any(r.is_reference for r in here if r.id == kid):
+        return
+    if passes and re.sub(r"-pass\d+$", "", kid) in facts.kernels:
+        return
+    raise MarkerError(f"'{kid}' is not a kernel of {step} ({facts.shown}: "
+                      f"{some(list(facts.kernels), 12)})")
+
+
+def pick_row(data, sel):
+    """The one row a num marker's selection names, or MarkerError saying why not."""
+    step, kid, shape, type_, batch = (sel[k] for k in SELECT)
+    problem = f"{fmt_shape(shape, batch)} {type_}"
+    here = select(data.bench, step=step, shape=shape, type_=type_, batch=batch)
+    if not here:
+        only_elsewhere(data, f"{step} at {problem}",
+                       select(data.all_bench, step=step, shape=shape, type_=type_, batch=batch))
+        raise MarkerError(f"no rows of {step} at {problem} in plots/data/bench.csv")
+    known_id(data, step, kid, here)
+    if kid == "best":
+        row = best([r for r in here if not r.is_reference])
+        if not row:
+            raise MarkerError(f"no kernel of {step} ran at {problem}")
+        return row
+    if kid == "ceiling":
+        row = best([r for r in here if r.is_copy])
+        if not row:
+            raise MarkerError(f"no copy of {step} at {problem}")
+        return row
+    found = [r for r in here if r.id == kid]
+    if not found:
+        only_elsewhere(data, f"{step} '{kid}' at {problem}", [
+            r for r in select(data.all_bench, step=step, shape=shape, type_=type_, batch=batch)
+            if r.id == kid])
+        ids = some(list(dict.fromkeys(r.id for r in here)), 12)
+        raise MarkerError(f"no measurement of {step} '{kid}' at {problem} (there: {ids})")
+    return found[0]
+
+
+def selection(attrs, prefix, base=None):
+    """The (step, id, shape, type, batch) of a num marker, its vs. one when prefix="vs."."""
+    sel = dict(base or {})
+    for name in SELECT:
+        value = attrs.get(prefix + name)
+        if value is None:
+            continue
+        if name == "step":
+            sel[name] = normalize_step(value)
+        elif name == "shape":
+            shapes = parse_shapes(value)
+            if len(shapes) != 1:
+                raise MarkerError(f"{prefix}shape: one shape, ROWSxCOLS")
+            sel[name] = shapes[0]
+        elif name == "batch":
+            if not value.isdigit() or int(value) < 1:
+                raise MarkerError(f"{prefix}batch: '{value}' is not a whole number")
+            sel[name] = int(value)
+        else:
+            sel[name] = value
+    sel.setdefault("type", "f32")
+    sel.setdefault("batch", 1)
+    for name in ("step", "id", "shape"):
+        if name not in sel:
+            raise MarkerError(f"attribute '{prefix}{name}' is required")
+    return sel
+
+
+def render_num(text, data):
+    """The value of an inline marker whose opening tag holds `text` (what follows "num")."""
+    form, attrs = parse_attrs(text, FORMS)
+    form = form or "value"
+    if form == "latency":
+        return render_latency(attrs, data.latency)
+    allowed = set(SELECT) | {"device"} | ({"metric"} if form == "profile" else {"col"})
+    if form in ("diff", "ratio"):
+        allowed |= {"vs." + n for n in SELECT + ("device",)}
+    for key in attrs:
+        if key not in allowed:
+            raise MarkerError(f"num{'' if form == 'value' else ' ' + form}: unknown attribute "
+                              f"'{key}' (allowed: {', '.join(sorted(allowed))})")
+    first_data = device_data(data, attrs)
+    if form == "profile":
+        return render_profile(attrs, first_data)
+    col = attrs.get("col", "pct_copy")
+    if col not in COLUMNS:
+        raise MarkerError(f"col: '{col}' is not one of {', '.join(COLUMNS)}")
+    first = selection(attrs, "")
+    row = pick_row(first_data, first)
+    if col not in ("runs", "spread") and not row.ran:
+        raise MarkerError(f"{row.step} '{row.id}' at {fmt_shape(row.shape, row.batch)} has "
+                          f"no speed ({row.verified})")
+    if form == "value":
+        return fmt_column(col, getattr(row, col))
+    if not any(k.startswith("vs.") for k in attrs):
+        raise MarkerError(f"num {form}: give the second selection with vs. attributes "
+                          "(vs.step=, vs.id=, ...)")
+    try:
+        other = pick_row(device_data(first_data, attrs, "vs."), selection(attrs, "vs.", first))
+    except MarkerError as e:
+        raise MarkerError(f"vs.: {e}")
+    if col not in ("runs", "spread") and not other.ran:
+        raise MarkerError(f"vs.: {other.step} '{other.id}' has no speed ({other.verified})")
+    a, b = getattr(row, col), getattr(other, col)
+    if form == "diff":
+        return fmt_fixed(a - b, 1)
+    if b == 0:
+        raise MarkerError("num ratio: the vs. value is 0")
+    return fmt_sig(a / b, 2)
+
+
+def render_latency(attrs, latency):
+    """The median ns_per_load of latency.csv's runs of one pattern at one footprint."""
+    for name in attrs:
+        if name not in ("pattern", "footprint"):
+            raise MarkerError(f"num latency: unknown attribute '{name}' (allowed: footprint, "
+                              "pattern)")
+    if set(attrs) != {"pattern", "footprint"}:
+        raise MarkerError("num latency: attributes 'pattern' and 'footprint' are required")
+    patterns = sorted({r["pattern"] for r in latency})
+    found = [p for p in patterns if p == attrs["pattern"]] or \
+            [p for p in patterns if attrs["pattern"] in p]
+    if len(found) != 1:
+        what = "no pattern" if not found else f"{len(found)} patterns"
+        raise MarkerError(f"pattern '{attrs['pattern']}' matches {what} of "
+                          f"plots/data/latency.csv ({some(found or patterns)})")
+    try:
+        ns = [float(r["ns_per_load"]) for r in latency
+              if r["pattern"] == found[0] and int(r["footprint_bytes"]) == int(attrs["footprint"])]
+    except ValueError as e:
+        raise MarkerError(f"num latency: {e}")
+    if not ns:
+        raise MarkerError(f"no latency.csv run of '{found[0]}' at footprint {attrs['footprint']}")
+    return fmt_fixed(median(ns), 0)
+
+
+def render_profile(attrs, data):
+    for name in ("step", "id", "shape", "metric"):
+        if name not in attrs:
+            raise MarkerError(f"num profile: attribute '{name}' is required")
+    sel = selection(attrs, "")
+    step, kid, shape, type_ = sel["step"], sel["id"], sel["shape"], sel["type"]
+    metric = attrs["metric"]
+    known_id(data, step, kid, [], passes=True)
+    def same(p):
+        return (p["step"] == step and p["type"] == type_
+                and (int(p["rows"]), int(p["cols"])) == shape)
+    here = [p for p in data.profile if same(p)]
+    problem = f"{fmt_shape(shape)} {type_}"
+    if not here:
+        only_elsewhere(data, f"num profile: {step} at {problem}",
+                       [p for p in data.all_profile if same(p)])
+        raise MarkerError(f"no profiler rows of {step} at {problem} in plots/data/profile.csv")
+    mine = [p for p in here if p["id"] == kid]
+    if not mine:
+        only_elsewhere(data, f"num profile: {step} '{kid}' at {problem}",
+                       [p for p in data.all_profile if same(p) and p["id"] == kid])
+        ids = some(list(dict.fromkeys(p["id"] for p in here)), 12)
+        raise MarkerError(f"'{kid}' was not profiled for {step} at {problem} (there: {ids})")
+    named = lambda p: metric in (p["metric"], metric_column(p["metric"], p.get("unit", ""))[0])
+    rows = [p for p in mine if named(p)]
+    if not rows:
+        known = sorted({metric_column(p["metric"], p.get("unit", ""))[0] for p in mine})
+        raise MarkerError(f"metric '{metric}' not profiled for {step} '{kid}' at {problem} "
+                          f"(there: {some(known, 10)})")
+    p = rows[-1]  # a metric profiled again: the latest
+    return profile_value(p) or p["value"]
