@@ -1,7 +1,8 @@
 // Step 10 - device memory from ncclMemAlloc, what NCCL's windows are made of (every GPU's output
 // block, in the harness): NCCL maps it on the other GPUs of the machine. Before NCCL 2.19, which
 // has no ncclMemAlloc, plain cudaMalloc (nothing registers it as a window there). The buffer is
-// common/'s DeviceBuffer; only where its memory comes from differs.
+// common/'s DeviceBuffer; only where its memory comes from differs. And the RAII registration
+// of such memory as a window, for window.cuh and the symmetric all-to-all.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -33,5 +34,26 @@ struct NcclMemAlloc {
 
 /// Device memory from ncclMemAlloc, freed on every path: what a window is made of.
 using NcclBuffer = course::BasicDeviceBuffer<NcclMemAlloc>;
+
+#if STEP10_HAVE_WINDOWS
+/// @p bytes at @p ptr registered with NCCL as a window (ncclCommWindowRegister, a collective:
+/// every GPU registers its own, in the same order), deregistered on every path.
+class WindowRegistration {
+ public:
+  WindowRegistration(ncclComm_t comm, void* ptr, std::size_t bytes, int flags) : comm_(comm) {
+    NCCL_CHECK(ncclCommWindowRegister(comm, ptr, bytes, &win_, flags));
+  }
+  ~WindowRegistration() {
+    if (win_) ncclCommWindowDeregister(comm_, win_);  // no check: a destructor must not throw
+  }
+  WindowRegistration(const WindowRegistration&) = delete;
+  WindowRegistration& operator=(const WindowRegistration&) = delete;
+  ncclWindow_t get() const { return win_; }
+
+ private:
+  ncclComm_t comm_;
+  ncclWindow_t win_ = nullptr;
+};
+#endif
 
 }  // namespace step10

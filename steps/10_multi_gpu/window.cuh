@@ -38,25 +38,6 @@ inline bool mapped_window(ncclWindow_t w) {
   return device;
 }
 
-/// @p bytes at @p ptr registered with NCCL as a window (ncclCommWindowRegister, a collective:
-/// every GPU registers its own, in the same order), deregistered on every path.
-class WindowRegistration {
- public:
-  WindowRegistration(ncclComm_t comm, void* ptr, std::size_t bytes, int flags) : comm_(comm) {
-    NCCL_CHECK(ncclCommWindowRegister(comm, ptr, bytes, &win_, flags));
-  }
-  ~WindowRegistration() {
-    if (win_) ncclCommWindowDeregister(comm_, win_);  // no check: a destructor must not throw
-  }
-  WindowRegistration(const WindowRegistration&) = delete;
-  WindowRegistration& operator=(const WindowRegistration&) = delete;
-  ncclWindow_t get() const { return win_; }
-
- private:
-  ncclComm_t comm_;
-  ncclWindow_t win_ = nullptr;
-};
-
 /// Every GPU's output block as this process sees it; deregistered when destroyed.
 class Window {
  public:
