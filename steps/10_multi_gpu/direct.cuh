@@ -45,14 +45,15 @@ class Direct {
   /// others). @p in_turn: one stream for the pieces of all other GPUs, one after another (each GPU
   /// starts with the next GPU's), else one stream per GPU, all at once.
   /// @p in_step (the lab's): in turn, and the GPUs wait for each other after each chunk.
+  /// @p pack (the lab's): the stream the packs run on, kept by the caller (default: its own).
   Direct(const Context& c, MovePiece move, bool in_turn, MovePiece mine = nullptr,
-         bool in_step = false, Fault fault = Fault::none)
+         bool in_step = false, Fault fault = Fault::none, cudaStream_t pack = nullptr)
       : window_(c), move_(move), mine_(mine ? mine : move), in_turn_(in_turn || in_step),
-        in_step_(in_step), fault_(fault), packed_(c.at.chunks) {
+        in_step_(in_step), fault_(fault), own_pack_(!pack), pack_(pack), packed_(c.at.chunks) {
     if (!window_.why_not().empty()) return;
     int low = 0, high = 0;
     CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&low, &high));
-    CUDA_CHECK(cudaStreamCreateWithPriority(&pack_, cudaStreamNonBlocking, low));
+    if (own_pack_) CUDA_CHECK(cudaStreamCreateWithPriority(&pack_, cudaStreamNonBlocking, low));
     moves_.resize(in_turn_ ? std::min(2, c.at.gpus) : c.at.gpus);  // in turn: mine, the others'
     done_.resize(moves_.size());
     for (cudaStream_t& m : moves_) CUDA_CHECK(cudaStreamCreateWithPriority(&m, cudaStreamNonBlocking, high));
@@ -61,7 +62,7 @@ class Direct {
     for (cudaEvent_t* e : {&start_, &entered_}) CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
   }
   ~Direct() {  // no checks: a destructor must not throw
-    if (pack_) cudaStreamDestroy(pack_);
+    if (pack_ && own_pack_) cudaStreamDestroy(pack_);
     for (cudaStream_t m : moves_) cudaStreamDestroy(m);
     for (auto* list : {&packed_, &done_})
       for (cudaEvent_t e : *list)
@@ -125,7 +126,8 @@ class Direct {
   MovePiece move_, mine_;
   bool in_turn_, in_step_;
   Fault fault_;
-  cudaStream_t pack_ = nullptr;
+  bool own_pack_;
+  cudaStream_t pack_;
   std::vector<cudaStream_t> moves_;
   std::vector<cudaEvent_t> packed_, done_;
   cudaEvent_t start_ = nullptr, entered_ = nullptr;

@@ -6,7 +6,8 @@
 //   peer writes:  lab/peer.cuh, one kernel writing into every GPU's output through NCCL's
 //                 windows (window.cuh), its tiles along the rows or down the columns, or step
 //                 08's vector kernel moving 16-byte vectors;
-//   direct:       direct.cuh, pieces placed by the copy engines or by a copy kernel;
+//   direct:       direct.cuh, pieces placed by the copy engines or by a copy kernel, or its
+//                 packs held to a few SMs (green.cuh) so that the link copies keep their pace;
 //   link copy:    the same bytes copied over the links as they lie: the links' pace.
 #pragma once
 
@@ -22,6 +23,7 @@
 #include "multi_transpose.cuh"
 #include "copy_rows.cuh"
 #include "direct.cuh"
+#include "green.cuh"
 #include "peer.cuh"
 #include "window.cuh"
 
@@ -155,6 +157,23 @@ inline Method link_copy(bool in_turn) {
   }, in_turn);
 }
 
+/// The direct placement with its packs on a green context of @p sms SMs.
+struct DirectOnFewSms {
+  GreenStream packs;  // made before, destroyed after the pipeline that uses it
+  Direct direct;
+  DirectOnFewSms(const Context& c, unsigned sms)
+      : packs(sms), direct(c, by_copy_engine, true, nullptr, false, Fault::none, packs.get()) {}
+  const std::string& why_not() const { return direct.why_not(); }
+};
+inline Method direct_on_few_sms(unsigned sms) {
+  Method m;
+  m.id = "direct-packs-" + std::to_string(sms) + "sms";
+  m.name = "direct: the packs on " + std::to_string(sms) + " SMs (a green context)";
+  m.chunked = true;
+  return with_state<DirectOnFewSms>(
+      m, [](DirectOnFewSms& st, const Context& c, cudaStream_t s) { st.direct.run(c, s); }, sms);
+}
+
 inline std::vector<Method> lab_methods() {
   return {plain_order(), overlapped(),
           overlapped<FewCtas<8>>("overlapped-8ctas", "overlapped, NCCL on 8 blocks"),
@@ -167,6 +186,7 @@ inline std::vector<Method> lab_methods() {
                  "direct: copy engines in turn, my own piece by a copy kernel", by_copy_kernel),
           direct(by_copy_engine, true, "direct-in-step", "direct: in turn, the GPUs in step chunk by chunk",
                  nullptr, true),
+          direct_on_few_sms(24), direct_on_few_sms(32), direct_on_few_sms(48),
           link_copy(false),      link_copy(true),
           // The tests' faults (checks.cmake), run only when --only names them.
           direct(by_copy_engine, true, "fault-pack-wait", "fault: copies not waiting for the pack",
