@@ -12,7 +12,7 @@
 #include "bank_model.hpp"
 #include "chase.hpp"
 #include "testing.cuh"
-#include "variants.cuh"
+#include "lab_variants.cuh"
 
 namespace {
 
