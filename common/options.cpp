@@ -185,7 +185,8 @@ std::string usage(const StepInfo& step) {
       << "  --seed N        seed of the input bit patterns (default: fresh each run)\n"
       << "  --no-verify     skip the bitwise check against the CPU reference\n";
   }
-  s << "  --help          this text\n\n";
+  s << "  --help, -h      this text\n"
+    << "A value may also follow its option after '=': --rows=4096.\n\n";
   if (step.verifies_kernels) {
     s << "Every kernel is first checked bit for bit against a CPU transpose of fresh random\n"
       << "inputs, on an output filled with a poison pattern, then timed with CUDA events.\n"

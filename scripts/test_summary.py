@@ -243,7 +243,7 @@ def self_test_run():
              "bench_ex03_solution.cli.Help": "exercise 03", "docs_build": "docs",
              "CpuBankmap.HelpExitsZero": "bankmap", "common_test.CpuOptions.Z": "common",
              "step08_patterns.cli.Help": "step08", "test_summary_self_test": "test summary",
-             "lesson_pages_check": "pages", "page_commands": "pages"}
+             "lesson_pages_check": "pages", "page_commands": "pages", "labs_copies": "labs"}
     for name, want in names.items():
         if group(name) != want:
             sys.exit("test_summary: group(%r) gave %r, wanted %r" % (name, group(name), want))

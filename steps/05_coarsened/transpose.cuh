@@ -21,16 +21,29 @@ constexpr int kTile = 32;
 // 32 different banks down each column. Rows are 0..31 here, so no `% 32` (step 04 explains).
 __host__ __device__ __forceinline__ int swizzle(int row, int col) { return col ^ row; }
 
-template <typename T, int TILE, int BLOCK_ROWS>
+struct TileCoord {
+  unsigned row, col;  // in tiles
+};
+
+// Which tile block `bid` moves: along each row of tiles. Blocks are numbered in one dimension
+// (gridDim.x holds 2^31-1 of them; gridDim.y only 65535). The kernel's Order parameter is where
+// lab/ tries another order; LOADS_FIRST = false is where it tries the loads written as pairs.
+struct RowOrder {
+  __device__ static TileCoord tile(unsigned bid, unsigned tiles_x) {
+    return {bid / tiles_x, bid % tiles_x};
+  }
+};
+
+template <typename T, int TILE, int BLOCK_ROWS, class Order = RowOrder, bool LOADS_FIRST = true>
 __global__ void __launch_bounds__(TILE * BLOCK_ROWS)
 transpose_coarsened(const T* __restrict__ in, T* __restrict__ out, std::int64_t rows,
                     std::int64_t cols, unsigned tiles_x) {
   static_assert(TILE % BLOCK_ROWS == 0, "each thread moves TILE / BLOCK_ROWS whole tile rows");
   static_assert((TILE & (TILE - 1)) == 0, "the XOR stays inside a row only for a power of two");
   __shared__ T tile[TILE][TILE];
-  // Blocks are numbered in one dimension (gridDim.x holds 2^31-1 of them; gridDim.y only 65535).
-  const std::int64_t row0 = static_cast<std::int64_t>(blockIdx.x / tiles_x) * TILE;
-  const std::int64_t col0 = static_cast<std::int64_t>(blockIdx.x % tiles_x) * TILE;
+  const TileCoord t = Order::tile(blockIdx.x, tiles_x);
+  const std::int64_t row0 = static_cast<std::int64_t>(t.row) * TILE;
+  const std::int64_t col0 = static_cast<std::int64_t>(t.col) * TILE;
   const int tx = threadIdx.x, ty = threadIdx.y;
 
   // Read: warp ty takes tile rows ty, ty + BLOCK_ROWS, ...; each pass is one coalesced row.
@@ -42,15 +55,23 @@ transpose_coarsened(const T* __restrict__ in, T* __restrict__ out, std::int64_t 
   constexpr int kPasses = TILE / BLOCK_ROWS;
   const T* src = in + (row0 + ty) * cols + col0 + tx;
   const bool col_in = col0 + tx < cols;
-  T v[kPasses];
+  if constexpr (LOADS_FIRST) {
+    T v[kPasses];
 #pragma unroll
-  for (int k = 0; k < kPasses; ++k) {
-    if (col_in && row0 + ty + k * BLOCK_ROWS < rows) v[k] = src[k * BLOCK_ROWS * cols];
-  }
+    for (int k = 0; k < kPasses; ++k) {
+      if (col_in && row0 + ty + k * BLOCK_ROWS < rows) v[k] = src[k * BLOCK_ROWS * cols];
+    }
 #pragma unroll
-  for (int k = 0; k < kPasses; ++k) {
-    const int y = ty + k * BLOCK_ROWS;
-    if (col_in && row0 + y < rows) tile[y][swizzle(y, tx)] = v[k];
+    for (int k = 0; k < kPasses; ++k) {
+      const int y = ty + k * BLOCK_ROWS;
+      if (col_in && row0 + y < rows) tile[y][swizzle(y, tx)] = v[k];
+    }
+  } else {  // the load-store pairs the lab times against it
+#pragma unroll
+    for (int k = 0; k < kPasses; ++k) {
+      const int y = ty + k * BLOCK_ROWS;
+      if (col_in && row0 + y < rows) tile[y][swizzle(y, tx)] = src[k * BLOCK_ROWS * cols];
+    }
   }
 
   __syncthreads();
@@ -76,13 +97,13 @@ inline std::int64_t tile_blocks(std::int64_t rows, std::int64_t cols, int tile) 
 
 // One 32 x BLOCK_ROWS block per 32x32 tile of the input. cudaErrorInvalidValue, without launching,
 // on an empty shape or one with more tiles than a grid can hold.
-template <int BLOCK_ROWS, typename T>
+template <int BLOCK_ROWS, class Order = RowOrder, bool LOADS_FIRST = true, typename T>
 cudaError_t transpose(const T* in, T* out, std::int64_t rows, std::int64_t cols,
                       cudaStream_t stream = nullptr) {
   const std::int64_t blocks = tile_blocks(rows, cols, kTile);
   if (blocks == 0) return cudaErrorInvalidValue;
   const auto tiles_x = static_cast<unsigned>((cols + kTile - 1) / kTile);
-  transpose_coarsened<T, kTile, BLOCK_ROWS>
+  transpose_coarsened<T, kTile, BLOCK_ROWS, Order, LOADS_FIRST>
       <<<static_cast<unsigned>(blocks), dim3(kTile, BLOCK_ROWS), 0, stream>>>(in, out, rows, cols,
                                                                              tiles_x);
   return cudaGetLastError();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bank_model.hpp"
+#include "test_banks.hpp"  // worst_read_degree
 #include "testing.cuh"
 #include "variants.cuh"
 
@@ -154,32 +155,13 @@ int worst_store_degree() {
   return worst;
 }
 
-// The column reads: for each j, lane t reads tile row 4 * slot + j of column `row`.
-template <int THREADS>
-int worst_read_degree() {
-  int worst = 0;
-  for (int warp = 0; warp < THREADS; warp += 32) {
-    for (int k = 0; k < kVectors / THREADS; ++k) {
-      for (int j = 0; j < 4; ++j) {
-        std::vector<std::int64_t> words;
-        for (int t = warp; t < warp + 32; ++t) {
-          const step07::Place p = step07::place<THREADS>(t, k);
-          words.push_back(step07::tile_index(4 * p.slot + j, p.row));
-        }
-        worst = std::max(worst, course::conflict_degree(words));
-      }
-    }
-  }
-  return worst;
-}
-
 TEST(CpuStep07Banks, SwizzledTileIsConflictFreeOnTheFloat4Path) {
   EXPECT_EQ(worst_store_degree<512>(), 1);
-  EXPECT_EQ(worst_read_degree<512>(), 1);
+  EXPECT_EQ(step07::worst_read_degree<512>(step07::tile_index), 1);
   EXPECT_EQ(worst_store_degree<256>(), 1);
-  EXPECT_EQ(worst_read_degree<256>(), 1);
+  EXPECT_EQ(step07::worst_read_degree<256>(step07::tile_index), 1);
   EXPECT_EQ(worst_store_degree<128>(), 1);
-  EXPECT_EQ(worst_read_degree<128>(), 1);
+  EXPECT_EQ(step07::worst_read_degree<128>(step07::tile_index), 1);
 }
 
 // A layout that looks as good but is not: the unpadded, unswizzled tile has 8-way conflicts on

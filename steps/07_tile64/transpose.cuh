@@ -126,6 +126,24 @@ __global__ void __launch_bounds__(THREADS, min_blocks(THREADS))
   }
 }
 
+// The launch of a rows x cols transpose: one block per tile, and whether the float4 path is
+// legal. blocks = 0 for an empty matrix or more tiles than a grid can have (2^31 - 1).
+struct Grid {
+  unsigned blocks, tiles_x, tiles_y;
+  bool vectors_ok;
+};
+
+inline Grid grid_for(const float* in, const float* out, std::int64_t rows, std::int64_t cols) {
+  if (rows < 1 || cols < 1) return {};
+  const std::int64_t tiles_x = (cols + kTile - 1) / kTile, tiles_y = (rows + kTile - 1) / kTile;
+  if (tiles_x > 0x7FFFFFFF / tiles_y) return {};
+  const bool vectors_ok = rows % 4 == 0 && cols % 4 == 0 &&
+                          reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
+                          reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+  return {static_cast<unsigned>(tiles_x * tiles_y), static_cast<unsigned>(tiles_x),
+          static_cast<unsigned>(tiles_y), vectors_ok};
+}
+
 // Transposes a rows x cols float matrix with 64 x 64 tiles. Tiles inside the matrix take the
 // float4 path when every input and output row is 16-byte aligned (rows % 4 == 0, cols % 4 == 0
 // and aligned pointers); edge tiles, and every tile of any other shape, take the scalar path:
@@ -136,15 +154,10 @@ cudaError_t transpose(const float* in, float* out, std::int64_t rows, std::int64
                       cudaStream_t stream = nullptr) {
   static_assert(THREADS % 32 == 0 && kVectors % THREADS == 0 && THREADS <= 512,
                 "whole warps, an even share of the float4s, a pass of at most 64 rows");
-  if (rows < 1 || cols < 1) return cudaErrorInvalidValue;
-  const std::int64_t tiles_x = (cols + kTile - 1) / kTile, tiles_y = (rows + kTile - 1) / kTile;
-  if (tiles_x > 0x7FFFFFFF / tiles_y) return cudaErrorInvalidValue;
-  const bool vectors_ok = rows % 4 == 0 && cols % 4 == 0 &&
-                          reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
-                          reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
-  const auto blocks = static_cast<unsigned>(tiles_x * tiles_y);
-  transpose_tile64<THREADS><<<blocks, THREADS, 0, stream>>>(
-      in, out, rows, cols, static_cast<unsigned>(tiles_y), vectors_ok);
+  const Grid g = grid_for(in, out, rows, cols);
+  if (g.blocks == 0) return cudaErrorInvalidValue;
+  transpose_tile64<THREADS><<<g.blocks, THREADS, 0, stream>>>(in, out, rows, cols, g.tiles_y,
+                                                               g.vectors_ok);
   return cudaGetLastError();
 }
 

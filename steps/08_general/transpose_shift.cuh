@@ -137,8 +137,9 @@ struct ShiftTile {
 };
 
 /// One tile per block; tiles step down by TR - lead input rows (lead: kLead with the cut, or 0).
-template <int S, int TR, int TC>
-__global__ void __launch_bounds__(kThreads)
+/// MIN_BLOCKS: the blocks per SM the launch bounds ask for (the lab tries 3; 0 asks nothing).
+template <int S, int TR, int TC, int MIN_BLOCKS = 0>
+__global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
     transpose_shift(const std::uint8_t* __restrict__ in, std::uint8_t* __restrict__ out,
                     std::int64_t rows, std::int64_t cols, TileGrid grid, int lead, int phase) {
   using Tile = ShiftTile<S, TR, TC>;
@@ -156,7 +157,7 @@ __global__ void __launch_bounds__(kThreads)
 
 /// Transposes rows x cols S-byte elements (1 or 2) on any rows in TR x TC tiles, output rows
 /// @p cut on their sectors or not. cudaErrorInvalidValue, and no launch, past 2^31 - 1 tiles.
-template <int S, int TR, int TC>
+template <int S, int TR, int TC, int MIN_BLOCKS = 0>
 cudaError_t launch_shift(const void* in, void* out, std::int64_t rows, std::int64_t cols,
                          bool cut, cudaStream_t stream) {
   using Tile = ShiftTile<S, TR, TC>;
@@ -164,7 +165,7 @@ cudaError_t launch_shift(const void* in, void* out, std::int64_t rows, std::int6
   const std::int64_t blocks = blocks_for(rows, cols, {TR - lead, TC});
   if (blocks < 0) return cudaErrorInvalidValue;
   const int phase = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / S % Tile::kSector);
-  transpose_shift<S, TR, TC><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+  transpose_shift<S, TR, TC, MIN_BLOCKS><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
       static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols,
       make_grid(rows, cols, TR - lead, TC, S), lead, phase);
   return cudaGetLastError();

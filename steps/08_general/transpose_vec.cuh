@@ -123,11 +123,11 @@ struct VecTile {  // thread t's share of the tile at `at`; full tiles (the whole
   }
 };
 
-template <int S, int TR, int TC, class Out = DenseOut<S>>
+/// Tile: how a block loads and stores its tile (the lab's realigned vectors are another Tile).
+template <int S, int TR, int TC, class Out = DenseOut<S>, class Tile = VecTile<S, TR, TC>>
 __global__ void __launch_bounds__(kThreads)
     transpose_vec(const std::uint8_t* __restrict__ in, Out out, std::int64_t rows,
                   std::int64_t cols, TileGrid grid) {
-  using Tile = VecTile<S, TR, TC>;
   __shared__ __align__(16) std::uint8_t tile[Tile::L::kBytes];
   std::int64_t ty, tx;
   grid.tile(blockIdx.x, &ty, &tx);

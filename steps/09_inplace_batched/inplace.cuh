@@ -62,8 +62,14 @@ __host__ __device__ inline TilePair upper_pair(unsigned k) {
 /// must hold both of its tiles before it may write anything, so all of its loads should be in
 /// flight at once. Staged through registers, they are not: capped at 32 registers for a full
 /// SM of threads (the launch bounds), the compiler interleaves loads and shared stores and
-/// waits for each load in turn; uncapped, fewer blocks fit on an SM.
-template <typename T, int TILE, int ROWS>
+/// waits for each load in turn; uncapped, fewer blocks fit on an SM. (REGISTERS = true stages
+/// them through registers all the same, with the hook below: the lab times what that costs.)
+template <typename T, int TILE, int ROWS, typename Tile>
+__device__ void stage_through_registers(const T* a, std::int64_t n, std::int64_t r0,
+                                        std::int64_t c0, int h, int w, bool diagonal,
+                                        Tile& tile_ij, Tile& tile_ji);  // lab/register_pairs.cuh
+
+template <typename T, int TILE, int ROWS, bool REGISTERS = false>
 __global__ void __launch_bounds__(TILE * ROWS, 2048 / (TILE * ROWS))
     transpose_inplace_pairs(T* m, std::int64_t n, unsigned pairs_per_matrix) {
   static_assert(TILE % 32 == 0 && TILE % ROWS == 0, "whole warps across a tile row");
@@ -87,18 +93,22 @@ __global__ void __launch_bounds__(TILE * ROWS, 2048 / (TILE * ROWS))
   const int tx = threadIdx.x, ty = threadIdx.y;
 
   // 1. Copy both tiles into shared memory, every copy of the thread in flight at once.
+  if constexpr (REGISTERS) {
+    stage_through_registers<T, TILE, ROWS>(a, n, r0, c0, h, w, diagonal, tile_ij, tile_ji);
+  } else {
 #pragma unroll
-  for (int k = 0; k < kPerThread; ++k) {
-    const int r = ty + k * ROWS;
-    if (r < h && tx < w) {
-      __pipeline_memcpy_async(&tile_ij[r][tx], &a[(r0 + r) * n + c0 + tx], sizeof(T));
+    for (int k = 0; k < kPerThread; ++k) {
+      const int r = ty + k * ROWS;
+      if (r < h && tx < w) {
+        __pipeline_memcpy_async(&tile_ij[r][tx], &a[(r0 + r) * n + c0 + tx], sizeof(T));
+      }
+      if (!diagonal && r < w && tx < h) {
+        __pipeline_memcpy_async(&tile_ji[r][tx], &a[(c0 + r) * n + r0 + tx], sizeof(T));
+      }
     }
-    if (!diagonal && r < w && tx < h) {
-      __pipeline_memcpy_async(&tile_ji[r][tx], &a[(c0 + r) * n + r0 + tx], sizeof(T));
-    }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);  // this thread's copies have landed...
   }
-  __pipeline_commit();
-  __pipeline_wait_prior(0);  // this thread's copies have landed...
   // 2. ...and after the barrier everyone's: every element this block will overwrite is in
   //    shared memory, and no other block reads or writes these two tiles. Writing over the
   //    input is safe from here on.
@@ -119,7 +129,7 @@ __global__ void __launch_bounds__(TILE * ROWS, 2048 / (TILE * ROWS))
 /// place. Returns cudaErrorInvalidValue without launching when rows != cols (a rectangular
 /// matrix in place is part 3's problem, RECTANGLES.md), or when the pairs of the whole batch
 /// do not fit in one grid (2^31 - 1 blocks).
-template <typename T, int TILE, int ROWS>
+template <typename T, int TILE, int ROWS, bool REGISTERS = false>
 cudaError_t transpose_inplace(T* m, std::int64_t rows, std::int64_t cols, std::int64_t batch,
                               cudaStream_t stream = nullptr) {
   if (rows != cols || rows < 1 || batch < 1) return cudaErrorInvalidValue;
@@ -128,7 +138,7 @@ cudaError_t transpose_inplace(T* m, std::int64_t rows, std::int64_t cols, std::i
   const std::int64_t pairs = tiles * (tiles + 1) / 2;   // the upper triangle, diagonal included
   if (pairs > 0x7FFFFFFF / batch) return cudaErrorInvalidValue;
   const unsigned blocks = static_cast<unsigned>(pairs * batch);
-  transpose_inplace_pairs<T, TILE, ROWS>
+  transpose_inplace_pairs<T, TILE, ROWS, REGISTERS>
       <<<blocks, dim3(TILE, ROWS), 0, stream>>>(m, rows, static_cast<unsigned>(pairs));
   return cudaGetLastError();
 }

@@ -34,7 +34,7 @@ inline course::StepInfo info() {
       "(i, j) and (j, i) of the upper triangle; a rectangle by passes that each keep an element\n"
       "in its row or its column. Batched: many matrices stored back to back are transposed in\n"
       "one launch, by tiles numbered across the batch or by whole small matrices grouped per\n"
-      "block. In place and batched takes square matrices only (--rows = --cols).";
+      "block. --mode inplace-batched takes square matrices only (--rows = --cols).";
   step.types = {course::ElemType::f32, course::ElemType::f64};
   step.supports_batch = true;
   step.cublas_reference = true;

@@ -1,6 +1,6 @@
 // Step 04's lab: three ways to write the swizzle, and step 03's pad, in one table.
 #include "harness.cuh"
-#include "variants.cuh"
+#include "lab_variants.cuh"
 
 int main(int argc, char** argv) {
   course::StepInfo step;

@@ -4,7 +4,7 @@
 
 #include "bank_model.hpp"
 #include "testing.cuh"
-#include "variants.cuh"
+#include "lab_variants.cuh"
 
 namespace {
 

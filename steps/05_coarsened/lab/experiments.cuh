@@ -3,7 +3,7 @@
 //     camping: consecutive blocks walk down the diagonals of the tile grid;
 //   - the loads written as load-store pairs (one loop, `tile[...] = src[...]`), the first form of
 //     the lesson's kernel, against the lesson's "every load into registers first".
-// Everything else is the lesson's kernel (transpose.cuh, whose swizzle and tile_blocks it uses).
+// Both are the lesson's kernel (transpose.cuh) with its Order and LOADS_FIRST parameters.
 //
 //   make step05-lab && ./step05-lab
 #pragma once
@@ -17,7 +17,6 @@
 namespace step05_lab {
 
 using step05::kTile;
-using step05::swizzle;
 
 // Which tile a block transposes; blocks are numbered in one dimension (bid = blockIdx.x) and the
 // hardware starts them roughly in that order.
@@ -30,9 +29,7 @@ enum class BlockOrder { rows, diagonal };
 // to shared memory right after it is issued.
 enum class Loads { first, pairs };
 
-struct TileCoord {
-  unsigned row, col;  // in tiles
-};
+using step05::TileCoord;
 
 // The diagonal order for ANY tiles_x x tiles_y grid: tile row = bid % tiles_y and tile column =
 // (bid / tiles_y + tile row) % tiles_x. A bijection: from (row, col), q = (col - row) mod tiles_x
@@ -46,62 +43,21 @@ __host__ __device__ inline TileCoord tile_of_block(unsigned bid, unsigned tiles_
   return {row, (bid / tiles_y + row) % tiles_x};  // < tiles_x + tiles_y <= 2^31: no overflow
 }
 
-template <typename T, int BLOCK_ROWS, BlockOrder ORDER, Loads LOADS>
-__global__ void __launch_bounds__(kTile * BLOCK_ROWS)
-transpose_lab(const T* __restrict__ in, T* __restrict__ out, std::int64_t rows,
-              std::int64_t cols, unsigned tiles_x, unsigned tiles_y) {
-  constexpr int kPasses = kTile / BLOCK_ROWS;
-  __shared__ T tile[kTile][kTile];
-  const TileCoord t = tile_of_block(blockIdx.x, tiles_x, tiles_y, ORDER);
-  const std::int64_t row0 = static_cast<std::int64_t>(t.row) * kTile;
-  const std::int64_t col0 = static_cast<std::int64_t>(t.col) * kTile;
-  const int tx = threadIdx.x, ty = threadIdx.y;
-
-  const T* src = in + (row0 + ty) * cols + col0 + tx;
-  const bool col_in = col0 + tx < cols;
-  if constexpr (LOADS == Loads::pairs) {
-#pragma unroll
-    for (int k = 0; k < kPasses; ++k) {
-      const int y = ty + k * BLOCK_ROWS;
-      if (col_in && row0 + y < rows) tile[y][swizzle(y, tx)] = src[k * BLOCK_ROWS * cols];
-    }
-  } else {
-    T v[kPasses];
-#pragma unroll
-    for (int k = 0; k < kPasses; ++k) {
-      if (col_in && row0 + ty + k * BLOCK_ROWS < rows) v[k] = src[k * BLOCK_ROWS * cols];
-    }
-#pragma unroll
-    for (int k = 0; k < kPasses; ++k) {
-      const int y = ty + k * BLOCK_ROWS;
-      if (col_in && row0 + y < rows) tile[y][swizzle(y, tx)] = v[k];
-    }
+// The order as the lesson kernel's Order parameter. The grid holds exactly tiles_x x tiles_y
+// blocks, so tiles_y is gridDim.x / tiles_x (one division per block, not per element).
+template <BlockOrder ORDER>
+struct Ordered {
+  __device__ static TileCoord tile(unsigned bid, unsigned tiles_x) {
+    return tile_of_block(bid, tiles_x, gridDim.x / tiles_x, ORDER);
   }
+};
 
-  __syncthreads();
-
-  T* dst = out + (col0 + ty) * rows + row0 + tx;
-  const bool out_col_in = row0 + tx < rows;
-#pragma unroll
-  for (int k = 0; k < kPasses; ++k) {
-    const int y = ty + k * BLOCK_ROWS;
-    if (out_col_in && col0 + y < cols) dst[k * BLOCK_ROWS * rows] = tile[tx][swizzle(tx, y)];
-  }
-}
-
-// One 32 x BLOCK_ROWS block per 32x32 tile, as the lesson's launcher; cudaErrorInvalidValue,
-// without launching, on an empty shape or one with more tiles than a grid can hold.
+// The lesson's kernel and launcher, in the given block order and with the given loads.
 template <int BLOCK_ROWS, BlockOrder ORDER, Loads LOADS, typename T>
 cudaError_t transpose(const T* in, T* out, std::int64_t rows, std::int64_t cols,
                       cudaStream_t stream = nullptr) {
-  const std::int64_t blocks = step05::tile_blocks(rows, cols, kTile);
-  if (blocks == 0) return cudaErrorInvalidValue;
-  const auto tiles_x = static_cast<unsigned>((cols + kTile - 1) / kTile);
-  const auto tiles_y = static_cast<unsigned>((rows + kTile - 1) / kTile);
-  transpose_lab<T, BLOCK_ROWS, ORDER, LOADS>
-      <<<static_cast<unsigned>(blocks), dim3(kTile, BLOCK_ROWS), 0, stream>>>(in, out, rows, cols,
-                                                                             tiles_x, tiles_y);
-  return cudaGetLastError();
+  return step05::transpose<BLOCK_ROWS, Ordered<ORDER>, LOADS == Loads::first>(in, out, rows,
+                                                                              cols, stream);
 }
 
 }  // namespace step05_lab

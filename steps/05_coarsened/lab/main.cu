@@ -1,6 +1,6 @@
 // Step 05's lab: the diagonal block order and the load-store pairs, next to the lesson's kernels.
 #include "harness.cuh"
-#include "variants.cuh"
+#include "lab_variants.cuh"
 
 int main(int argc, char** argv) {
   course::StepInfo step;

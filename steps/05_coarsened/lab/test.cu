@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "testing.cuh"
-#include "variants.cuh"
+#include "lab_variants.cuh"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // Step 06's lab: transposes with no shared memory, next to the lesson's float4 kernel.
 #include "harness.cuh"
-#include "variants.cuh"
+#include "lab_variants.cuh"
 
 int main(int argc, char** argv) {
   course::StepInfo step;

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "testing.cuh"
-#include "variants.cuh"
+#include "lab_variants.cuh"
 
 namespace {
 

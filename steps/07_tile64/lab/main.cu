@@ -1,7 +1,7 @@
 // Step 07's lab: every variant of the 64 x 64 kernel that was tried and not taught, and two
 // one-float-per-access controls, in one table with the copy ceiling and cuBLAS (see LAB.md).
 #include "harness.cuh"
-#include "variants.cuh"
+#include "lab_variants.cuh"
 
 int main(int argc, char** argv) {
   course::StepInfo step;

@@ -56,12 +56,9 @@ template <int THREADS>
 cudaError_t transpose_scalar(const float* in, float* out, std::int64_t rows, std::int64_t cols,
                              cudaStream_t stream = nullptr) {
   static_assert(THREADS % step07::kTile == 0 && THREADS <= 1024, "whole tile rows per pass");
-  constexpr int kTile = step07::kTile;
-  if (rows < 1 || cols < 1) return cudaErrorInvalidValue;
-  const std::int64_t tiles_x = (cols + kTile - 1) / kTile, tiles_y = (rows + kTile - 1) / kTile;
-  if (tiles_x > 0x7FFFFFFF / tiles_y) return cudaErrorInvalidValue;
-  scalar_tile64<THREADS><<<static_cast<unsigned>(tiles_x * tiles_y), THREADS, 0, stream>>>(
-      in, out, rows, cols, static_cast<unsigned>(tiles_y));
+  const step07::Grid g = step07::grid_for(in, out, rows, cols);  // its float4 flag unused here
+  if (g.blocks == 0) return cudaErrorInvalidValue;
+  scalar_tile64<THREADS><<<g.blocks, THREADS, 0, stream>>>(in, out, rows, cols, g.tiles_y);
   return cudaGetLastError();
 }
 

@@ -11,8 +11,9 @@
 
 #include "bank_model.hpp"
 #include "chase.hpp"
+#include "test_banks.hpp"
 #include "testing.cuh"
-#include "variants.cuh"
+#include "lab_variants.cuh"
 
 namespace {
 
@@ -165,23 +166,10 @@ int worst_row_degree() {
   return worst;
 }
 
-// The column reads: for each j, lane t reads tile row 4 * slot + j of column `row`.
+// The column reads, in the lesson's bank model (test_banks.hpp), on layout S.
 template <int THREADS, Smem S>
 int worst_column_degree() {
-  int worst = 0;
-  for (int warp = 0; warp < THREADS; warp += 32) {
-    for (int k = 0; k < kVectors / THREADS; ++k) {
-      for (int j = 0; j < 4; ++j) {
-        std::vector<std::int64_t> words;
-        for (int t = warp; t < warp + 32; ++t) {
-          const step07::Place p = step07::place<THREADS>(t, k);
-          words.push_back(step07lab::tile_index<S>(4 * p.slot + j, p.row));
-        }
-        worst = std::max(worst, course::conflict_degree(words));
-      }
-    }
-  }
-  return worst;
+  return step07::worst_read_degree<THREADS>(step07lab::tile_index<S>);
 }
 
 // Smem::quads: the turned quads go in as float4s, column e of quad j at tile row 4 * slot + e,

@@ -203,28 +203,14 @@ struct RealignedTile {
   }
 };
 
-template <int S, int TR, int TC, bool RealignIn, bool RealignOut>
-__global__ void __launch_bounds__(kThreads)
-    transpose_realigned(const std::uint8_t* __restrict__ in, std::uint8_t* __restrict__ out,
-                        std::int64_t rows, std::int64_t cols, TileGrid grid) {
-  using Tile = RealignedTile<S, TR, TC, RealignIn, RealignOut>;
-  __shared__ __align__(16) std::uint8_t tile[Tile::L::kBytes];
-  std::int64_t ty, tx;
-  grid.tile(blockIdx.x, &ty, &tx);
-  const Corner at{ty * TR, tx * TC};
-  Tile::load(threadIdx.x, in, rows, cols, at, tile);
-  __syncthreads();
-  Tile::store(threadIdx.x, out, rows, cols, at, tile);
-}
-
-/// Launches transpose_realigned with TR x TC tiles on the launcher's tile order; the caller has
-/// checked that the sides not realigned are aligned.
+/// Launches the lesson's transpose_vec on a RealignedTile, TR x TC, in the launcher's tile order;
+/// the caller has checked that the sides not realigned are aligned.
 template <int S, int TR, int TC, bool RealignIn, bool RealignOut>
 cudaError_t launch_realigned(const void* in, void* out, std::int64_t rows, std::int64_t cols,
                              cudaStream_t stream) {
   const std::int64_t blocks = blocks_for(rows, cols, {TR, TC});
   if (blocks < 0) return cudaErrorInvalidValue;
-  transpose_realigned<S, TR, TC, RealignIn, RealignOut>
+  transpose_vec<S, TR, TC, std::uint8_t*, RealignedTile<S, TR, TC, RealignIn, RealignOut>>
       <<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
           static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols,
           make_grid(rows, cols, TR, TC, S));

@@ -39,7 +39,8 @@ inline course::StepInfo info() {
   step.description =
       "The lesson's in-place tile pairs (32x32 and 64x64) beside the variants tried on them:\n"
       "other thread counts per tile (bytes in flight against row-piece width), warps shifted\n"
-      "onto sectors, 2x2 pairs per block, and loads through registers instead of cp.async.\n"
+      "onto sectors, 2x2 pairs per block, and loads through registers instead of cp.async\n"
+      "(float32 only).\n"
       "A rectangle (--rows != --cols) runs the lesson's\n"
       "in-place passes beside the same passes with their column reflections done without\n"
       "shared memory, and the three-pass rectangle (float64 too).";

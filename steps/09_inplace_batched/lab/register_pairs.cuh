@@ -3,39 +3,30 @@
 // barrier. What part 1 says about it is read in the SASS (LAB.md, section 5): held to 32
 // registers by the same launch bounds, the compiler interleaves the loads with the shared stores
 // and spills, so fewer loads are in flight than the source asks for. Timing it against the
-// lesson's kernel tells what that costs.
+// lesson's kernel tells what that costs. The kernel is the lesson's transpose_inplace_pairs with
+// REGISTERS = true; this file holds the hook it then calls for its step 1.
 //
 //   make step09-lab && ./step09-lab --rows 16384 --cols 16384 --only "through registers"
-//   cuobjdump -sass build/bin/step09-lab | grep -A400 "Function : .*pairs_through_registers"
+//   cuobjdump -sass build/bin/step09-lab | grep -A400 "Function : .*transpose_inplace_pairs.*Lb1E"
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "inplace.cuh"  // the lesson's TilePair and upper_pair
+#include "inplace.cuh"
 
-namespace step09_lab {
+namespace step09 {
 
-/// The lesson's transpose_inplace_pairs, loads through registers. Threads: TILE x ROWS.
-template <typename T, int TILE, int ROWS>
-__global__ void __launch_bounds__(TILE * ROWS, 2048 / (TILE * ROWS))
-    pairs_through_registers(T* m, std::int64_t n, unsigned pairs_per_matrix) {
-  static_assert(TILE % 32 == 0 && TILE % ROWS == 0, "whole warps across a tile row");
+/// Step 1 of transpose_inplace_pairs<T, TILE, ROWS, true>: both tiles into shared memory through
+/// registers, every load of this thread before any store.
+template <typename T, int TILE, int ROWS, typename Tile>
+__device__ void stage_through_registers(const T* a, std::int64_t n, std::int64_t r0,
+                                        std::int64_t c0, int h, int w, bool diagonal,
+                                        Tile& tile_ij, Tile& tile_ji) {
   constexpr int kPerThread = TILE / ROWS;
-  __shared__ T tile_ij[TILE][TILE + 1];
-  __shared__ T tile_ji[TILE][TILE + 1];
-  const unsigned matrix = blockIdx.x / pairs_per_matrix;
-  const step09::TilePair pair = step09::upper_pair(blockIdx.x - matrix * pairs_per_matrix);
-  T* const a = m + static_cast<std::int64_t>(matrix) * n * n;
-  const std::int64_t r0 = static_cast<std::int64_t>(pair.i) * TILE;
-  const std::int64_t c0 = static_cast<std::int64_t>(pair.j) * TILE;
-  const int h = static_cast<int>(n - r0 < TILE ? n - r0 : TILE);
-  const int w = static_cast<int>(n - c0 < TILE ? n - c0 : TILE);
-  const bool diagonal = pair.i == pair.j;
   const int tx = threadIdx.x, ty = threadIdx.y;
-
-  T v_ij[kPerThread], v_ji[kPerThread];  // every load of this thread, before any store
+  T v_ij[kPerThread], v_ji[kPerThread];
 #pragma unroll
   for (int k = 0; k < kPerThread; ++k) {
     const int r = ty + k * ROWS;
@@ -48,28 +39,17 @@ __global__ void __launch_bounds__(TILE * ROWS, 2048 / (TILE * ROWS))
     if (r < h && tx < w) tile_ij[r][tx] = v_ij[k];
     if (!diagonal && r < w && tx < h) tile_ji[r][tx] = v_ji[k];
   }
-  __syncthreads();  // every element this block overwrites is in shared memory
-#pragma unroll
-  for (int k = 0; k < kPerThread; ++k) {
-    const int r = ty + k * ROWS;
-    if (r < w && tx < h) a[(c0 + r) * n + r0 + tx] = tile_ij[tx][r];
-    if (!diagonal && r < h && tx < w) a[(r0 + r) * n + c0 + tx] = tile_ji[tx][r];
-  }
 }
 
-/// The launcher, with the lesson's refusals: square matrices only, at most 2^31 - 1 blocks.
+}  // namespace step09
+
+namespace step09_lab {
+
+/// The lesson's launcher, refusals included, on the kernel that stages through registers.
 template <typename T, int TILE, int ROWS>
 cudaError_t transpose_inplace_registers(T* m, std::int64_t rows, std::int64_t cols,
                                         std::int64_t batch, cudaStream_t stream = nullptr) {
-  if (rows != cols || rows < 1 || batch < 1) return cudaErrorInvalidValue;
-  const std::int64_t tiles = (rows + TILE - 1) / TILE;
-  if (tiles > 65535) return cudaErrorInvalidValue;
-  const std::int64_t pairs = tiles * (tiles + 1) / 2;
-  if (pairs > 0x7FFFFFFF / batch) return cudaErrorInvalidValue;
-  pairs_through_registers<T, TILE, ROWS>
-      <<<static_cast<unsigned>(pairs * batch), dim3(TILE, ROWS), 0, stream>>>(
-          m, rows, static_cast<unsigned>(pairs));
-  return cudaGetLastError();
+  return step09::transpose_inplace<T, TILE, ROWS, true>(m, rows, cols, batch, stream);
 }
 
 }  // namespace step09_lab

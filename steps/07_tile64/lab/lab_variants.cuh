@@ -8,7 +8,7 @@
 
 #include "harness.cuh"
 #include "scalar.cuh"
-#include "tile64_lab.cuh"
+#include "tile64.cuh"
 
 namespace step07lab {
 

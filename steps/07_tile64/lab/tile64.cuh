@@ -205,16 +205,10 @@ cudaError_t transpose(const float* in, float* out, std::int64_t rows, std::int64
                 "whole warps, an even share of the float4s, a pass of at most 64 rows");
   static_assert(BAND >= 0, "0 (down the columns) or a band of at least one tile row");
   static_assert(S != Smem::quads || THREADS <= kVectors / 4, "at least one quad per thread");
-  if (rows < 1 || cols < 1) return cudaErrorInvalidValue;
-  const std::int64_t tiles_x = (cols + kTile - 1) / kTile, tiles_y = (rows + kTile - 1) / kTile;
-  if (tiles_x > 0x7FFFFFFF / tiles_y) return cudaErrorInvalidValue;
-  const bool vectors_ok = rows % 4 == 0 && cols % 4 == 0 &&
-                          reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
-                          reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
-  const auto blocks = static_cast<unsigned>(tiles_x * tiles_y);
-  transpose_tile64_lab<THREADS, S, BAND, STREAM, CHUNK><<<blocks, THREADS, 0, stream>>>(
-      in, out, rows, cols, static_cast<unsigned>(tiles_x), static_cast<unsigned>(tiles_y),
-      vectors_ok);
+  const step07::Grid g = step07::grid_for(in, out, rows, cols);
+  if (g.blocks == 0) return cudaErrorInvalidValue;
+  transpose_tile64_lab<THREADS, S, BAND, STREAM, CHUNK><<<g.blocks, THREADS, 0, stream>>>(
+      in, out, rows, cols, g.tiles_x, g.tiles_y, g.vectors_ok);
   return cudaGetLastError();
 }
 
