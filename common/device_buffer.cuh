@@ -12,8 +12,10 @@ namespace course {
 /// Where DeviceBuffer's memory comes from: cudaMalloc. Another policy with the same two functions
 /// gives the same buffer over another allocator (step 10's ncclMemAlloc, nccl_buffer.cuh).
 struct CudaMalloc {
+  /// `bytes` bytes into *ptr; throws on failure.
   static void allocate(void** ptr, std::size_t bytes) { CUDA_CHECK(cudaMalloc(ptr, bytes)); }
-  static void release(void* ptr) { cudaFree(ptr); }  // no check: a destructor must not throw
+  /// Frees ptr; no check: a destructor must not throw.
+  static void release(void* ptr) { cudaFree(ptr); }
 };
 
 /// Owns `bytes` bytes of device memory from @p Alloc. Move-only; the destructor frees it.

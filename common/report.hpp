@@ -56,8 +56,11 @@ void print_table(std::ostream& os, const Report& report);
 /// kernel's (block and tile; step 10 has no block, and its chunks in the tile's place) and the
 /// last three numbers' (step 10: GB/s per GPU, % of the all-to-all, % of its bound).
 struct Columns {
-  std::string block = "block", tile = "tile";
-  std::string gbps = "GB/s", pct_copy = "% copy", pct_peak = "% peak";
+  std::string block = "block";     ///< the block's column
+  std::string tile = "tile";       ///< the tile's column (step 10: its chunks)
+  std::string gbps = "GB/s";       ///< GB/s (step 10: per GPU)
+  std::string pct_copy = "% copy";  ///< % of the copy (step 10: of the all-to-all)
+  std::string pct_peak = "% peak";  ///< % of the peak (step 10: of its bound)
 };
 
 /// The rows of the table: a header line, a line of dashes, one line per row (a refused row has
