@@ -32,7 +32,6 @@ import fnmatch
 import json
 import os
 import re
-import shlex
 import signal
 import subprocess
 import sys
