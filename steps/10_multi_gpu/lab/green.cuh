@@ -1,9 +1,11 @@
 // Step 10's lab: a stream whose kernels run on only some of the GPU's SMs (a green context,
-// CUDA 12.4's driver API). The direct placement's packs read and write the GPU's memory at up to
-// 4 TB/s while the copy engines move the pieces over NVLink; measured on 2 x H200, a copy kernel
-// on every SM beside the link copies slows them from 389 to 357 GB/s each way, and one held to
-// a few SMs (under 3 TB/s) does not. On fewer SMs the packs leave the links their pace. The
-// driver's functions are looked up at run time (the binary also starts without a driver).
+// the driver API of CUDA 12.5), for the direct placement's packs. The packs read and write the
+// GPU's memory at up to 4 TB/s while the copy engines move the pieces over NVLink. Measured on
+// 2 x H200: a copy kernel on every SM slows the link copies beside it from 389 to 357 GB/s
+// each way, one held to fewer SMs (3 TB/s and under) does not. Prediction: on fewer SMs the
+// packs leave the links their pace. The runs (LAB.md) say no: on 48 SMs the direct placement
+// gains 1%, on 32 and 24 the packs become the limit. The driver's functions are looked up at
+// run time, so that the binary also starts without a driver.
 #pragma once
 
 #include <cuda.h>
@@ -16,18 +18,21 @@
 namespace step10 {
 
 inline void check_cu(CUresult r, const char* call) {
-  if (r != CUDA_SUCCESS) throw course::CudaError(std::string(call) + " failed: CUresult " + std::to_string(r));
+  if (r != CUDA_SUCCESS)
+    throw course::CudaError(std::string(call) + " failed: CUresult " + std::to_string(r));
 }
 #define CU_CHECK(call) ::step10::check_cu((call), #call)
 
-/// The driver's @p name (as in cuda.h, type F), from the runtime: green contexts need CUDA 12.4.
+/// The driver's @p name (as in cuda.h, type F: the version of this toolkit), from the runtime.
 template <typename F>
 F driver(const char* name) {
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult found;
-  CUDA_CHECK(cudaGetDriverEntryPointByVersion(name, &fn, 12040, cudaEnableDefault, &found));
+  CUDA_CHECK(cudaGetDriverEntryPointByVersion(name, &fn, CUDART_VERSION, cudaEnableDefault,
+                                              &found));
   if (found != cudaDriverEntryPointSuccess || !fn)
-    throw course::CudaError(std::string(name) + ": not in this driver (green contexts came with CUDA 12.4)");
+    throw course::CudaError(std::string(name) +
+                            ": not in this driver (green contexts need CUDA 12.5)");
   return reinterpret_cast<F>(fn);
 }
 #define DRIVER(f) driver<decltype(&f)>(#f)
