@@ -122,6 +122,18 @@ struct ScalarTile {
   }
 };
 
+/// Where block @p b's T x T tile starts (row, column), and whether it is in the last row of tiles.
+struct TileAt {
+  std::int64_t r0, c0;
+  bool last;
+};
+template <int T>
+__device__ TileAt tile_at(const TileGrid& grid, std::uint32_t b) {
+  std::int64_t ty, tx;
+  grid.tile(b, &ty, &tx);
+  return {ty * T, tx * T, ty == grid.tiles_r - 1};
+}
+
 template <int S, int T, bool Cut>
 __global__ void __launch_bounds__(kThreads)
     transpose_scalar(const std::uint8_t* __restrict__ in, std::uint8_t* __restrict__ out,
@@ -129,10 +141,7 @@ __global__ void __launch_bounds__(kThreads)
   using Tile = ScalarTile<S, T, Cut>;
   using E = typename Tile::E;
   __shared__ typename Tile::Array tile;
-  std::int64_t ty, tx;
-  grid.tile(blockIdx.x, &ty, &tx);
-  const std::int64_t r0 = ty * T, c0 = tx * T;
-  const bool last = ty == grid.tiles_r - 1;
+  const auto [r0, c0, last] = tile_at<T>(grid, blockIdx.x);
   const auto* src = reinterpret_cast<const E*>(in);
   auto* dst = reinterpret_cast<E*>(out);
   if (Tile::whole(rows, cols, r0, c0)) {  // the same for every thread of the block

@@ -45,9 +45,7 @@ __global__ void __launch_bounds__(kThreads)
   using Tile = ScalarTile<S, T, Cut>;
   using E = typename Tile::E;
   __shared__ typename Tile::Array tile;
-  std::int64_t ty, tx;
-  grid.tile(blockIdx.x, &ty, &tx);
-  const std::int64_t r0 = ty * T, c0 = tx * T;
+  const auto [r0, c0, last] = tile_at<T>(grid, blockIdx.x);  // the lesson's tile order
   const bool whole = Tile::whole(rows, cols, r0, c0);
   if constexpr (P == Phase::load) {
     const auto* src = reinterpret_cast<const E*>(in);
@@ -66,7 +64,6 @@ __global__ void __launch_bounds__(kThreads)
     for (int i = threadIdx.x; i < Tile::kArrayRows * (T + Tile::kPad); i += kThreads) flat[i] = E{};
     __syncthreads();
     auto* dst = reinterpret_cast<E*>(out);
-    const bool last = ty == grid.tiles_r - 1;
     if (whole) {
       Tile::template store<true>(threadIdx.x, dst, rows, cols, r0, c0, phase, last, tile);
     } else {
