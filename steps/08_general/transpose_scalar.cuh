@@ -123,10 +123,7 @@ struct ScalarTile {
 };
 
 /// Where block @p b's T x T tile starts (row, column), and whether it is in the last row of tiles.
-struct TileAt {
-  std::int64_t r0, c0;
-  bool last;
-};
+struct TileAt { std::int64_t r0, c0; bool last; };
 template <int T>
 __device__ TileAt tile_at(const TileGrid& grid, std::uint32_t b) {
   std::int64_t ty, tx;
