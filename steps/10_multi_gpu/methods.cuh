@@ -19,7 +19,7 @@
 namespace step10 {
 
 /// What the pipeline sends with: the team's communicator and the harness's staging buffers. The
-/// lab's variants give it others in their place (lab_methods.cuh: a communicator held to a few
+/// lab's variants give it others in their place (lab_variants.cuh: a communicator held to a few
 /// SMs, buffers registered with NCCL).
 struct TeamLinks {
   explicit TeamLinks(const Context&) {}

@@ -1,6 +1,6 @@
 // Step 10's lab: the plain order, the lesson's pipeline and the direct peer writes, against
 // NCCL's all-to-all of the same bytes in the same run. See LAB.md.
-#include "lab_methods.cuh"
+#include "lab_variants.cuh"
 
 int main(int argc, char** argv) {
   return step10::run_multi(
