@@ -404,9 +404,11 @@ def class_command_checks():
             cmd = [sys.executable, str(GRADER_DIR / "grade_class.py"), "--submissions",
                    str(subs), "--out", str(res), "--gpus", "none", "--cpu-lanes", "1",
                    "--quiet", "--grader", str(fake)] + list(extra)
-            if not wait:
-                return subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL)
+            if not wait:  # Ctrl-C's signal as a terminal sends it, even where this self-test
+                # runs in the background (a shell's `&` starts its command with SIGINT ignored)
+                return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                        preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                                         signal.SIG_DFL))
             return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
         def book():
