@@ -2,7 +2,10 @@
 /// @brief The course's exit codes and the two kinds of error every binary reports (host-only).
 #pragma once
 
+#include <iostream>
+#include <new>
 #include <stdexcept>
+#include <string>
 
 namespace course {
 
@@ -25,5 +28,23 @@ class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// Runs @p body (a binary's work, returning its exit code) and turns the course's errors into
+/// their exit code and one line on stderr that starts with @p name.
+template <typename Body>
+int exit_code_of(const std::string& name, Body body) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::cerr << name << ": " << e.what() << "\n";
+    return kExitBadArgument;
+  } catch (const CudaError& e) {
+    std::cerr << name << ": " << e.what() << "\n";
+    return kExitCudaError;
+  } catch (const std::bad_alloc&) {
+    std::cerr << name << ": not enough host memory for this size\n";
+    return kExitBadArgument;
+  }
+}
 
 }  // namespace course

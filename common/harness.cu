@@ -109,27 +109,18 @@ std::vector<Variant> select_variants(const StepInfo& step, const Options& opt,
 // check_arguments), the device, @p body; the errors become exit codes with a one-line message.
 int run_frame(int argc, char** argv, const StepInfo& step, const ArgumentCheck& check,
               const StepBody& body, const StepBody& list = nullptr) {
-  try {
+  return exit_code_of(step.binary, [&] {
     const Options opt = parse_options(step, std::vector<std::string>(argv + 1, argv + argc));
     if (opt.help) {
       std::cout << usage(step);
-      return kExitOk;
+      return int{kExitOk};
     }
     if (check) check(opt);
     if (opt.list && list) return list(opt);
     check_arguments(opt);
     const int ready = check_device(step, opt);
     return ready != kExitOk ? ready : body(opt);
-  } catch (const UsageError& e) {
-    std::cerr << step.binary << ": " << e.what() << "\n";
-    return kExitBadArgument;
-  } catch (const CudaError& e) {
-    std::cerr << step.binary << ": " << e.what() << "\n";
-    return kExitCudaError;
-  } catch (const std::bad_alloc&) {
-    std::cerr << step.binary << ": not enough host memory for " << "this size\n";
-    return kExitBadArgument;
-  }
+  });
 }
 
 int run(const StepInfo& step, const Options& opt, std::vector<Variant> variants) {

@@ -221,21 +221,12 @@ int run(const Options& opt) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
+  return course::exit_code_of("step07-latency", [&] {
     Options opt;
     if (!parse(argc, argv, &opt)) {
       std::cout << kHelp;
-      return course::kExitOk;
+      return int{course::kExitOk};
     }
     return run(opt);
-  } catch (const course::UsageError& e) {
-    std::cerr << "step07-latency: " << e.what() << "\n";
-    return course::kExitBadArgument;
-  } catch (const course::CudaError& e) {
-    std::cerr << "step07-latency: " << e.what() << "\n";
-    return course::kExitCudaError;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "step07-latency: not enough host memory\n";
-    return course::kExitBadArgument;
-  }
+  });
 }

@@ -8,7 +8,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
-#include <iostream>
 #include <memory>
 #include <string>
 
@@ -120,14 +119,4 @@ int run() {
 
 }  // namespace
 
-int main() {
-  try {
-    return run();
-  } catch (const course::UsageError& e) {
-    std::cerr << "step10-contention: " << e.what() << "\n";
-    return course::kExitBadArgument;
-  } catch (const course::CudaError& e) {
-    std::cerr << "step10-contention: " << e.what() << "\n";
-    return course::kExitCudaError;
-  }
-}
+int main() { return course::exit_code_of("step10-contention", run); }
