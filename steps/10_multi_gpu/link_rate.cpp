@@ -59,7 +59,9 @@ LinkFacts query_links(const std::string& mine, const std::vector<std::string>& o
       int first_active = -1;
       for (unsigned l = 0; l < present; ++l) {
         int active = 0;
-        if (link_state(me, l, &active) == 0 && active && f.nvlinks++ == 0) first_active = static_cast<int>(l);
+        if (link_state(me, l, &active) != 0 || !active) continue;
+        if (f.nvlinks == 0) first_active = static_cast<int>(l);
+        ++f.nvlinks;
       }
       // Some drivers leave the common speed unanswered (Hopper behind NVSwitch): ask a link's.
       if (f.nvlink_mbps == 0 && first_active >= 0) {
