@@ -17,7 +17,7 @@ STEP_BINS := $(foreach s,$(STEPS),step$(firstword $(subst _, ,$(s))))
 # A step's lab (steps/NN_name/lab/, the variants tried and not taught) builds ./stepNN-lab.
 LAB_BINS := $(strip $(foreach s,$(STEPS),$(if $(wildcard steps/$(s)/lab/CMakeLists.txt),step$(firstword $(subst _, ,$(s)))-lab)))
 # Tools beside the lessons, built and copied like the steps.
-TOOL_BINS := bankmap step08_patterns step07-latency
+TOOL_BINS := bankmap step08_patterns step07-latency step10-contention
 # The exercises: `make ex01` builds exercises/01_*/ as the reader wrote it and runs its tests.
 EXERCISES_NN := $(patsubst exercises/%,%,$(wildcard exercises/[0-9][0-9]_*))
 EX_TARGETS := $(foreach e,$(EXERCISES_NN),ex$(firstword $(subst _, ,$(e))))
@@ -58,7 +58,8 @@ help:
 	@echo "  make test          build them and run their tests (ctest; GPU tests skip without a GPU)"
 	@echo "  make test-cpu      the same, only the tests that need no GPU"
 	@echo "  make test-gpu      the same, only the GPU tests"
-	@echo "  make labs          build every lab: ./stepNN-lab, its tests, step07-latency, step08_patterns"
+	@echo "  make labs          build every lab: ./stepNN-lab, its tests, step07-latency, step08_patterns,"
+	@echo "                     step10-contention"
 	@echo "  make test-labs     build the labs and run their tests"
 	@echo "  make sanitize      run the GPU tests under compute-sanitizer (memcheck, racecheck,"
 	@echo "                     synccheck, initcheck), JOBS of them at a time"
@@ -68,6 +69,7 @@ help:
 	@echo "  make bankmap       build ./bankmap, the shared-memory bank model (no GPU needed)"
 	@echo "  make step08_patterns  build ./step08_patterns, step 08's read and write patterns timed apart"
 	@echo "  make step07-latency   build ./step07-latency, the latency of one load (step 07's lab)"
+	@echo "  make step10-contention  build ./step10-contention, link copies beside SM traffic (step 10's lab)"
 	@echo "  make gpu-check [FULL=1] [PARTS=a,b] [STEP=NN] [LAB=1] [BUDGET=s]  the whole course"
 	@echo "                     checked on this machine's GPUs at once: the plan, a line per part,"
 	@echo "                     one summary and one archive of logs and CSVs (scripts/gpu_check.py)"
