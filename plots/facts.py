@@ -39,10 +39,19 @@ def gpu_count(kid):
 
 def parse_shape(text):
     """"8192" -> (8192, 8192); "4095x4097" -> (4095, 4097); ValueError otherwise."""
-    m = re.fullmatch(r"(\d+)(?:x(\d+))?", str(text).strip())
+    m = re.fullmatch(r"(\d+)(?:x(\d+))?", str(text).strip().lower())
     if not m or int(m.group(1)) < 1 or int(m.group(2) or 1) < 1:
         raise ValueError(f"'{text}' is not N or ROWSxCOLS")
     return int(m.group(1)), int(m.group(2) or m.group(1))
+
+
+def parse_shapes(text):
+    """"8192,4096x2048" -> [(8192, 8192), (4096, 2048)] (a marker's shapes=, bench.py's
+    --sizes); ValueError naming the item that is not a shape."""
+    shapes = [parse_shape(item) for item in text.split(",") if item.strip()]
+    if not shapes:
+        raise ValueError("no shape given")
+    return shapes
 
 
 class Group:

@@ -23,7 +23,7 @@ Markers inside ``` fences and inside `inline code` are examples and are left alo
 import re
 from pathlib import Path
 
-from facts import parse_shape
+import facts
 
 # -- the pages ------------------------------------------------------------------------------------
 
@@ -233,14 +233,11 @@ def check_attrs(kind, attrs, allowed, required=()):
 
 
 def parse_shapes(text):
-    """"8192,4096x2048" -> [(8192, 8192), (4096, 2048)]."""
-    shapes = []
-    for item in text.split(","):
-        try:
-            shapes.append(parse_shape(item))
-        except ValueError:
-            raise MarkerError(f"shapes: '{item}' is not ROWSxCOLS")
-    return shapes
+    """facts.parse_shapes, its ValueError said as a marker's error."""
+    try:
+        return facts.parse_shapes(text)
+    except ValueError as e:
+        raise MarkerError(f"shapes: {e}")
 
 
 def rewrite_nums(line, render):
