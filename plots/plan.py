@@ -1,12 +1,7 @@
 """What `make bench` runs: the problems of every built binary, from the facts of its step
 (steps/NN_name/step.toml [[sweep]] groups, lab/lab.toml's for stepNN-lab, steps/course.toml's
-exercises, a step's peers script), with a guess of their time and the cut into parts.
-
-The time model of an H100 host with 16 cores (common/harness.cu does, per run: start, fill the
-input with bit patterns, copy it to the device, and with verification a CPU transpose; then per
-kernel, with verification, copy the output back and compare; then the timed repetitions). Each
-line of a sweep prints what it really took; the totals at the end say how far the guess was off.
-Standard library only.
+exercises, a step's peers script), with a guess of their time (the model of plots/README.md,
+"What the sweep runs, and how long it takes") and the cut into parts. Standard library only.
 """
 
 import argparse

@@ -1,22 +1,5 @@
-"""What the markers hold, from the data: the blocks (plots/README.md, "Blocks") and the values
-of the num markers ("Numbers in a sentence"), and how their numbers are written.
-
-    <!-- bench-table steps=step04,step05 shapes=8192x8192 [ids=a,b] [type=f32,f16] [batch=N] -->
-    <!-- profile-table steps=step02,step03 [ids=...] [shapes=...] [type=...] [metrics=all] -->
-    <!-- pattern-table tool=step08_patterns type=f64 shapes=16384x16384 -->
-    <!-- results-table -->
-    <!-- figure name=progression -->
-    <!-- num step=step07 id=512-threads shape=8192x8192 -->           % of copy (col= for others)
-    <!-- num diff step=step06 id=float4-4rows shape=8192x8192 vs.step=step05 vs.id=block-32x4 -->
-    <!-- num ratio ... -->                                             first over second
-    <!-- num profile step=step03 id=padded shape=4096x4096 metric="smem st conflicts" -->
-    <!-- num latency pattern="within each page" footprint=1073741824 -->
-
-A kernel is named by its id (`./stepNN --list`, or the step's step.toml); `id=best` is the
-step's fastest kernel (copies and cuBLAS aside) and `id=ceiling` the faster of its copies. The
-rows are the course's reference device's (steps/course.toml) unless `device=H200` (a piece of
-another device's name; `vs.device=` for the second selection) names another; a marker whose rows
-were measured only on another device fails, saying which device= would show them. Finding the
+"""What the markers hold, from the data: the blocks and the values of the num markers, and how
+their numbers are written (plots/README.md, "Markers", gives the syntax of each). Finding the
 markers in a page is markdown.py's job; this only says what goes between their tags.
 Standard library only.
 """
