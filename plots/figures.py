@@ -9,8 +9,8 @@ import importlib.util
 from pathlib import Path
 
 import bankmaps
-from plotting import (error_bars, plot_series, pyplot, read_stamp, reference_series, save,
-                      size_axis, step_color)
+from plotting import (error_bars, plot_series, read_stamp, reference_series, save, size_axis,
+                      step_color, subplots)
 from facts import gpu_count
 from rows import NO_BENCH, best, digest, journey, select, step_number
 
@@ -67,12 +67,11 @@ def progression_rows(data):
 
 
 def draw_progression(data, path):
-    plt = pyplot()
     stages = one_gpu_journey(data)
     lessons = data.course.lessons()
     shapes = [s for s in data.course.headline_shapes if any(per.get(s) for *_, per in stages)]
-    fig, axes = plt.subplots(1, len(shapes), figsize=(7.5 * len(shapes), 5.8), squeeze=False,
-                             sharey=True)
+    fig, axes = subplots(1, len(shapes), figsize=(7.5 * len(shapes), 5.8), squeeze=False,
+                         sharey=True)
     shown = [r for *_, per in stages for r in per.values() if r]
     shown += [r for r in data.bench if r.is_reference and r.shape in shapes and r.type == "f32"
               and r.batch == 1 and r.ran and step_number(r.step)]
@@ -138,7 +137,6 @@ def draw_progression(data, path):
     if any(r.runs > 1 for r in shown):
         title += " (medians of runs; whiskers: slowest to fastest run)"
     fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
 
 
@@ -150,10 +148,9 @@ def size_plot_rows(data):
 
 
 def draw_sizes(data, path):
-    plt = pyplot()
     rows = size_plot_rows(data)
     lessons = data.course.lessons()
-    fig, ax = plt.subplots(figsize=(10, 5.8))
+    fig, ax = subplots(figsize=(10, 5.8))
     shown = []
     for step in sorted({r.step for r in rows if step_number(r.step)}):
         nn = step_number(step)
@@ -185,14 +182,12 @@ def draw_sizes(data, path):
     ax.set_title("Bandwidth against matrix size: the best kernel of each step, float32"
                  + (" (medians of runs)" if any(r.runs > 1 for r in shown) else ""))
     ax.legend(ncol=2, fontsize=8, loc="upper left")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
 
 
 def draw_step_sizes(data, step, path):
-    plt = pyplot()
     rows = [r for r in size_plot_rows(data) if r.step == step]
-    fig, ax = plt.subplots(figsize=(10, 5.8))
+    fig, ax = subplots(figsize=(10, 5.8))
     kernels = list(dict.fromkeys(r.id for r in rows if not r.is_reference))
     import matplotlib
     palette = matplotlib.colormaps["tab10" if len(kernels) <= 10 else "tab20"]
@@ -210,7 +205,6 @@ def draw_step_sizes(data, step, path):
     ax.set_ylim(0, max(r.gbps for r in shown) * 1.1)
     ax.set_title(f"{step}: every kernel against matrix size, float32")
     ax.legend(fontsize=8, loc="upper left", ncol=2 if len(kernels) > 6 else 1)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
 
 
@@ -250,11 +244,10 @@ def types_rows(data):
 
 
 def draw_types(data, path):
-    plt = pyplot()
     facts = types_step(data)
     step = facts.binary
     shapes = type_shapes(data, step)
-    fig, axes = plt.subplots(len(shapes), 1, figsize=(10, 3.8 * len(shapes)), squeeze=False)
+    fig, axes = subplots(len(shapes), 1, figsize=(10, 3.8 * len(shapes)), squeeze=False)
     series = types_series(step)
     shown = []
     for ax, shape in zip(axes[:, 0], shapes):
@@ -294,8 +287,7 @@ def draw_types(data, path):
             handles.setdefault(label, handle)
     fig.legend(handles.values(), handles.keys(), loc="upper center", ncol=len(handles),
                fontsize=9, frameon=False)
-    fig.tight_layout(rect=(0, 0.03, 1, 0.96))
-    save(fig, path, shown)
+    save(fig, path, shown, rect=(0, 0.03, 1, 0.96))
 
 
 # -- the catalogue --------------------------------------------------------------------------------

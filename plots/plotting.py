@@ -14,8 +14,8 @@ from rows import best, measured_on, select, step_number
 STAMP_KEY = b"Drawn-from"  # the PNG text chunk that records the hash of a figure's data
 
 
-def pyplot():
-    """matplotlib's pyplot on the Agg backend, with the course's style. The font is the one
+def subplots(*args, **kwargs):
+    """pyplot's subplots(), on the Agg backend, in the course's style. The font is the one
     matplotlib ships (DejaVu Sans), so a figure is drawn the same on every machine."""
     import matplotlib
     matplotlib.use("Agg")
@@ -23,7 +23,7 @@ def pyplot():
     plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 150, "font.size": 10,
                          "font.family": "DejaVu Sans", "axes.grid": True, "grid.alpha": 0.3,
                          "axes.axisbelow": True})
-    return plt
+    return plt.subplots(*args, **kwargs)
 
 
 # matplotlib's tab10 palette without its grey (#7f7f7f), which is cuBLAS's; written out so that
@@ -43,9 +43,11 @@ def step_color(step):
     return STEP_COLORS[(int(nn) - 1) % len(STEP_COLORS)] if nn else "tab:gray"
 
 
-def save(fig, path, rows):
-    """Adds the measurement footnote and writes a PNG whose bytes depend only on the data (no
-    software version, no time), then closes the figure."""
+def save(fig, path, rows, rect=(0, 0.03, 1, 1)):
+    """Lays the figure out (tight, within rect: the bottom strip left for the footnote), adds the
+    measurement footnote and writes a PNG whose bytes depend only on the data (no software
+    version, no time), then closes the figure."""
+    fig.tight_layout(rect=rect)
     if rows:
         fig.text(0.99, 0.005, f"Measured on {measured_on(rows)}. GB = 1e9 bytes.", ha="right",
                  va="bottom", fontsize=7, color="0.35")

@@ -11,7 +11,7 @@ rectangle, ids "rect-passP", named "..., pass P of N: kind") and is left out whe
 import re
 from math import gcd
 
-from plotting import error_bars, fmt_bytes, pct_bars, pyplot, save, step_color
+from plotting import error_bars, fmt_bytes, pct_bars, save, step_color, subplots
 from rows import best, select
 
 # The lesson's in-place kernels by id (the lab's variants are not drawn here): label, colour,
@@ -68,8 +68,7 @@ def inplace_drawn(data):
 
 
 def draw_inplace(data, path):
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(10, 5.6))
+    fig, ax = subplots(figsize=(10, 5.6))
     series = [(f"step 09 {label}, in place", color, marker,
                [r for r in inplace_rows(data) if r.id == kid])
               for kid, (label, color, marker) in INPLACE.items()]
@@ -109,7 +108,6 @@ def draw_inplace(data, path):
     ax.set_ylabel("% of the copy ceiling of the same run")
     ax.set_title("In place against out of place, float32 squares (" + runs_note(shown) + ")")
     ax.legend(fontsize=8, loc="lower left")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
 
 
@@ -143,9 +141,8 @@ def slot_count(data, problem):
 
 
 def draw_batched(data, path):
-    plt = pyplot()
     problems = batch_problems(data)
-    fig, ax = plt.subplots(figsize=(11, 5.8))
+    fig, ax = subplots(figsize=(11, 5.8))
     shown, labelled = [], set()
     top = max([r.gbps for r in data.bench if r.step == "step09" and r.batch > 1 and r.ran] + [1])
     # One slot per kernel of a problem and one for cuBLAS, as wide as the fullest group allows.
@@ -192,7 +189,6 @@ def draw_batched(data, path):
     ax.set_ylabel("bandwidth, GB/s (2 x bytes of the batch / median time)")
     ax.set_title("Many matrices in one launch (" + runs_note(shown) + ")")
     ax.legend(fontsize=8, loc="upper left", ncol=3)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
 
 
@@ -309,18 +305,16 @@ def rectangles_drawn(data):
 
 
 def draw_rectangles(data, path):
-    plt = pyplot()
     rows = rect_rows(data)
     times = pass_times(data)
     if times:
-        fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5.4),
-                                          gridspec_kw={"width_ratios": [3, 2]})
+        fig, (left, right) = subplots(1, 2, figsize=(13, 5.4),
+                                      gridspec_kw={"width_ratios": [3, 2]})
     else:
-        fig, left = plt.subplots(figsize=(10, 5.4))
+        fig, left = subplots(figsize=(10, 5.4))
     draw_shapes_panel(left, rows)
     shown = list(rows) + (draw_passes_panel(right, data, times) if times else [])
     fig.suptitle("A rectangle in place: by shape, and pass by pass")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
 
 

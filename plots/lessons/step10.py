@@ -8,7 +8,7 @@ marker says which).
 Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
 """
 
-from plotting import pyplot, save, step_color
+from plotting import save, step_color, subplots
 from rows import select
 
 PROBLEMS = [("f32", (32768, 32768), "float32\n32768²"), ("f32", (65536, 16384), "float32\n65536 x 16384"),
@@ -67,8 +67,7 @@ def rows_drawn(data, g):
 
 def draw(data, path, g):
     here = panel_data(data.where("step10"), g)
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = subplots(figsize=(8, 5))
     shown = []
     width = 0.8 / len(METHODS)
     ticks = []
@@ -98,8 +97,7 @@ def draw(data, path, g):
     ax.set_ylabel("% of NCCL's all-to-all of the same bytes (higher is faster)")
     ax.legend(fontsize=8, loc="upper right", ncol=2)
     ax.set_title(f"Step 10 on {g} GPUs: each way against the all-to-all and the bound")
-    fig.tight_layout()
-    save(fig, path, shown)
+    save(fig, path, shown, rect=None)
 
 
 def figures(data):
