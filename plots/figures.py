@@ -9,7 +9,7 @@ import importlib.util
 from pathlib import Path
 
 import bankmaps
-from plotting import (error_bars, plot_series, read_stamp, reference_series, save, size_axis,
+from plotting import (error_bars, plot_references, plot_series, read_stamp, save, size_axis,
                       step_color, subplots)
 from facts import gpu_count
 from rows import NO_BENCH, best, digest, journey, select, step_number
@@ -171,12 +171,7 @@ def draw_sizes(data, path):
                             f"{name}, {facts.twice['label']} {headline[0].block}",
                             linestyle="--")
                 shown += headline
-    copies, cublas = reference_series([r for r in data.bench if step_number(r.step)])
-    if copies:
-        plot_series(ax, copies, "black", "copy ceiling", marker="s")
-    if cublas:
-        plot_series(ax, cublas, "0.55", "cuBLAS geam", marker="^")
-    shown += copies + cublas
+    shown += plot_references(ax, [r for r in data.bench if step_number(r.step)])
     size_axis(ax, rows)
     ax.set_ylim(0, max(r.gbps for r in shown) * 1.1)
     ax.set_title("Bandwidth against matrix size: the best kernel of each step, float32"
@@ -195,12 +190,8 @@ def draw_step_sizes(data, step, path):
         mine = [r for r in rows if r.id == kid]
         names = {r.kernel for r in mine}  # one name, or several (the launcher names its path)
         plot_series(ax, mine, palette(i % palette.N), names.pop() if len(names) == 1 else kid)
-    copies, cublas = reference_series([r for r in data.bench if r.step == step])
-    if copies:
-        plot_series(ax, copies, "black", "copy ceiling", marker="s")
-    if cublas:
-        plot_series(ax, cublas, "0.55", "cuBLAS geam", marker="^")
-    shown = [r for r in rows if not r.is_reference] + copies + cublas
+    shown = [r for r in rows if not r.is_reference]
+    shown += plot_references(ax, [r for r in data.bench if r.step == step])
     size_axis(ax, rows)
     ax.set_ylim(0, max(r.gbps for r in shown) * 1.1)
     ax.set_title(f"{step}: every kernel against matrix size, float32")

@@ -102,8 +102,9 @@ def plot_series(ax, rows, color, label, marker="o", linestyle="-"):
                    edgecolors=[color], marker=marker, s=30)
 
 
-def reference_series(rows):
-    """The best copy row and the cuBLAS geam row at every float32 one-matrix shape."""
+def plot_references(ax, rows):
+    """The lines of the best copy row (black squares) and the cuBLAS geam row (grey triangles)
+    of `rows` at every float32 one-matrix shape; returns the rows drawn."""
     shapes = sorted({r.shape for r in rows if r.type == "f32" and r.batch == 1})
     copies, cublas = [], []
     for shape in shapes:
@@ -112,7 +113,11 @@ def reference_series(rows):
             top = best([r for r in here if keep(r)])
             if top:
                 found.append(top)
-    return copies, cublas
+    if copies:
+        plot_series(ax, copies, "black", "copy ceiling", marker="s")
+    if cublas:
+        plot_series(ax, cublas, "0.55", "cuBLAS geam", marker="^")
+    return copies + cublas
 
 
 # -- the record of a figure's data ----------------------------------------------------------------

@@ -681,10 +681,7 @@ def render_num(text, data):
     allowed = set(SELECT) | {"device"} | ({"metric"} if form == "profile" else {"col"})
     if form in ("diff", "ratio"):
         allowed |= {"vs." + n for n in SELECT + ("device",)}
-    for key in attrs:
-        if key not in allowed:
-            raise MarkerError(f"num{'' if form == 'value' else ' ' + form}: unknown attribute "
-                              f"'{key}' (allowed: {', '.join(sorted(allowed))})")
+    check_attrs("num" + ("" if form == "value" else " " + form), attrs, sorted(allowed))
     first_data = device_data(data, attrs)
     if form == "profile":
         return render_profile(attrs, first_data)
@@ -717,10 +714,7 @@ def render_num(text, data):
 
 def render_latency(attrs, latency):
     """The median ns_per_load of latency.csv's runs of one pattern at one footprint."""
-    for name in attrs:
-        if name not in ("pattern", "footprint"):
-            raise MarkerError(f"num latency: unknown attribute '{name}' (allowed: footprint, "
-                              "pattern)")
+    check_attrs("num latency", attrs, ("footprint", "pattern"))
     if set(attrs) != {"pattern", "footprint"}:
         raise MarkerError("num latency: attributes 'pattern' and 'footprint' are required")
     patterns = sorted({r["pattern"] for r in latency})
@@ -741,10 +735,9 @@ def render_latency(attrs, latency):
 
 
 def render_profile(attrs, data):
-    for name in ("step", "id", "shape", "metric"):
-        if name not in attrs:
-            raise MarkerError(f"num profile: attribute '{name}' is required")
-    sel = selection(attrs, "")
+    if "metric" not in attrs:
+        raise MarkerError("num profile: attribute 'metric' is required")
+    sel = selection(attrs, "")  # it requires step=, id= and shape=
     step, kid, shape, type_ = sel["step"], sel["id"], sel["shape"], sel["type"]
     metric = attrs["metric"]
     known_id(data, step, kid, [], passes=True)

@@ -18,6 +18,7 @@ import hashlib
 import re
 import sys
 from pathlib import Path
+from statistics import median
 
 from facts import Course, gpu_count
 
@@ -83,12 +84,6 @@ def read_csv(path):
         rows = list(csv.DictReader(f))
     first = next(iter(rows[0]), None) if rows else None
     return [r for r in rows if first is None or r.get(first) != first]
-
-
-def median(values):
-    values = sorted(values)
-    mid = len(values) // 2
-    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
 
 
 def aggregate(runs):
@@ -249,10 +244,12 @@ class Data:
         view._show(self.device_named(text))
         return view
 
-    def where(self, step):
-        """The data showing the device that measured `step`: the reference device when it did,
-        else the first other one (by name) that did; self when no device did."""
-        devices = sorted({r.device for r in self.all_bench if r.step == step})
+    def where(self, *steps, kid=None):
+        """The data showing the device that measured one of `steps` (its kernel `kid`, when
+        given): the reference device when it did, else the first other one (by name) that did;
+        self when no device did."""
+        devices = sorted({r.device for r in self.all_bench
+                          if r.step in steps and kid in (None, r.id)})
         if not devices or self.device is None or self.device in devices:
             return self
         return self.on(devices[0])

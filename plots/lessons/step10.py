@@ -32,11 +32,7 @@ def one(data, step, kid, type_, shape):
 
 def panel_data(data, g):
     """The data of the device that measured step 10 on g GPUs (the page's device first)."""
-    devices = sorted({r.device for r in data.all_bench
-                      if r.step.startswith("step10") and r.id == f"a2a-{g}gpus"})
-    if not devices or data.device in devices:
-        return data
-    return data.on(devices[0])
+    return data.where("step10").where("step10", "step10-lab", kid=f"a2a-{g}gpus")
 
 
 def picked(data, g, type_, shape):
@@ -56,7 +52,7 @@ def picked(data, g, type_, shape):
 
 
 def rows_drawn(data, g):
-    here = panel_data(data.where("step10"), g)
+    here = panel_data(data, g)
     out = []
     for type_, shape, _ in PROBLEMS:
         a2a, rows = picked(here, g, type_, shape)
@@ -66,7 +62,7 @@ def rows_drawn(data, g):
 
 
 def draw(data, path, g):
-    here = panel_data(data.where("step10"), g)
+    here = panel_data(data, g)
     fig, ax = subplots(figsize=(8, 5))
     shown = []
     width = 0.8 / len(METHODS)
