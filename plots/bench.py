@@ -10,13 +10,14 @@ import argparse
 import csv
 import ctypes
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from facts import Course, FactsError, gpu_count, list_binary
+from facts import Course, FactsError, gpu_count, list_binary, normalize_step
 from plan import (BIG_BYTES, count_kernels, fmt_duration, option_value, parse_part,
                   parse_sizes, plan, print_plan, split_parts)
 
@@ -138,21 +139,11 @@ def element_types(binaries):
 
 def parse_steps(text):
     """"05,07-lab,exercises" -> {"step05", "step07-lab", "exercises"}."""
-    wanted = set()
-    for item in text.split(","):
-        item = item.strip()
-        if not item:
-            continue
-        base, lab = (item[:-4], "-lab") if item.endswith("-lab") else (item, "")
-        if base.isdigit():
-            wanted.add(f"step{int(base):02d}{lab}")
-        elif base.startswith("step") and base[4:].isdigit():
-            wanted.add(f"step{int(base[4:]):02d}{lab}")
-        elif item in ("labs", "exercises", "pytorch"):
-            wanted.add(item)
-        else:
+    wanted = {normalize_step(item.strip()) for item in text.split(",") if item.strip()}
+    for name in wanted:
+        if not re.fullmatch(r"step\d\d(-lab)?|labs|exercises|pytorch", name):
             raise argparse.ArgumentTypeError(
-                f"'{item}' is not a step (05, step05, 05-lab) or labs, exercises, pytorch")
+                f"'{name}' is not a step (05, step05, 05-lab) or labs, exercises, pytorch")
     return wanted
 
 

@@ -37,6 +37,13 @@ def gpu_count(kid):
     return m.group(1) if m else ""
 
 
+def normalize_step(name):
+    """A binary as a marker or --steps may name it: "5", "05" or "step5" is "step05", "05-lab"
+    is "step05-lab"; other names ("pytorch", "labs") pass unchanged."""
+    m = re.fullmatch(r"(?:step)?(\d+)(-lab)?", name)
+    return f"step{int(m.group(1)):02d}{m.group(2) or ''}" if m else name
+
+
 def parse_shape(text):
     """"8192" -> (8192, 8192); "4095x4097" -> (4095, 4097); ValueError otherwise."""
     m = re.fullmatch(r"(\d+)(?:x(\d+))?", str(text).strip().lower())

@@ -9,10 +9,9 @@ import os
 import re
 from pathlib import Path
 
-from facts import gpu_count
+from facts import gpu_count, normalize_step
 from markdown import MarkerError, check_attrs, parse_attrs, parse_shapes
-from rows import (NO_BENCH, DeviceError, best, journey, measured_on, median, normalize_step,
-                  select, step_number)
+from rows import NO_BENCH, DeviceError, best, journey, measured_on, median, select, step_number
 
 
 def renderers(data, figures, md, figures_dir):

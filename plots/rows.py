@@ -144,11 +144,6 @@ def step_number(step):
     return m.group(1) if m else None
 
 
-def normalize_step(name):
-    """"05" or "5" in a marker means "step05"; other names ("pytorch") pass unchanged."""
-    return f"step{int(name):02d}" if name.isdigit() else name
-
-
 def measured_on(rows):
     """"<device>, driver <d>, CUDA <c>, <date>": one clause per device setup of the rows."""
     setups = {}
