@@ -18,14 +18,13 @@ import time
 from pathlib import Path
 
 from facts import Course, FactsError, gpu_count, list_binary, normalize_step
-from plan import (BIG_BYTES, count_kernels, fmt_duration, option_value, parse_part,
+from plan import (BIG_BYTES, PROBLEM, count_kernels, fmt_duration, option_value, parse_part,
                   parse_sizes, plan, print_plan, split_parts)
 
 ROOT = Path(__file__).resolve().parent.parent
 # One problem of one binary on one device; a run replaces the rows of its key only. The number
 # of GPUs its ids name (step 10's "-2gpus") is part of the key too (run_key).
 RUN_KEY = ("step", "type", "rows", "cols", "batch", "device")
-PROBLEM = ("step", "type", "rows", "cols", "batch")  # what --prune compares with the plan
 
 
 def cuda_devices(why):

@@ -11,7 +11,8 @@ from pathlib import Path
 import peers
 from facts import DEFAULT_TYPE, parse_shapes
 
-PEERS_MODULE = Path(__file__).resolve().parent / "peers.py"  # the steps' [[peers]] problems
+PEERS_MODULE = Path(peers.__file__).resolve()  # times the steps' [[peers]] problems
+PROBLEM = ("step", "type", "rows", "cols", "batch")  # the CSV columns that make a Problem.key
 
 START_S = 0.6               # process, CUDA context, cuBLAS handle
 FILL_S_PER_GB = 0.3         # bit patterns (16 threads) and the pageable host-to-device copy
@@ -48,7 +49,7 @@ class Problem:
 
     @property
     def key(self):
-        """What identifies its rows in the CSV (see bench.merge())."""
+        """Its rows' PROBLEM columns in the CSV (see bench.merge())."""
         return (self.binary, self.type, str(self.rows), str(self.cols), str(self.batch))
 
     def reps(self, args):
@@ -180,19 +181,18 @@ def count_kernels(problems, header, rows):
     if header is None:
         return
     col = {name: i for i, name in enumerate(header)}
-    key_cols = ("step", "type", "rows", "cols", "batch")
-    exact, per_type, peers = {}, {}, set()
+    exact, per_type, peer_rows = {}, {}, set()
     name = "id" if "id" in col else "kernel"
     for r in rows:
-        key = tuple(r[col[k]] for k in key_cols)
+        key = tuple(r[col[k]] for k in PROBLEM)
         exact.setdefault(key, set()).add(r[col[name]])
         per_type.setdefault(key[:2], set()).add(r[col[name]])
         if key[0] == "pytorch":
-            peers.add((r[col[name]],) + key[1:])
+            peer_rows.add((r[col[name]],) + key[1:])
     for p in problems:
         found = exact.get(p.key) or per_type.get(p.key[:2])
         if p.peers:  # one run: every shape and type of the script
-            found = peers
+            found = peer_rows
         if found:
             p.kernels = len(found)
 

@@ -1,15 +1,7 @@
-"""The measured data of plots/data/, read: bench.csv's runs aggregated into one row per
-measurement, and the profiler, latency, pattern and bank-map files as they are.
-
-A measurement is the runs of one kernel (step, id) on one problem (type, rows, cols, batch) on one
-device. It reads as one Row: the median over the runs of median_ms, gbps, pct_copy and pct_peak,
-the fastest min_ms, .spread (max - min of pct_copy over the runs, 0 for one run), .runs, .gbps_lo
-and .gbps_hi (the slowest and fastest run), and one verdict: FAILED if any run failed, yes if any
-verified, else what the runs say (skipped, refused, -).
-
-The files may hold rows of several devices. Data shows one: the course's reference device
-(steps/course.toml) unless data.on("H200") picks another by a piece of its name. Standard library
-only.
+"""The measured data of plots/data/, read: bench.csv's runs aggregated into one Row per
+measurement (plots/README.md, "Runs and spread"), and the profiler, latency, pattern and bank-map
+files as they are. The files may hold rows of several devices; Data shows the course's reference
+device (steps/course.toml) unless data.on("H200") picks another. Standard library only.
 """
 
 import copy
@@ -87,7 +79,10 @@ def read_csv(path):
 
 
 def aggregate(runs):
-    """One Row for the runs of one measurement (see the module's docstring)."""
+    """One Row for the runs of one measurement (one kernel, problem and device): the median
+    over the runs of the median time, GB/s, % of copy and % of peak, the fastest min_ms, .spread
+    (max - min of pct_copy), .runs, .gbps_lo and .gbps_hi (the slowest and fastest run), and one
+    verdict: FAILED if any run failed, yes if any verified, else what the runs say."""
     if len(runs) == 1:
         return runs[0]
     row = copy.copy(runs[-1])  # the text fields (kernel, device, date, ...) of the latest run
