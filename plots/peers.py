@@ -28,6 +28,7 @@ step binaries: 0 success, 1 a verification failure, 2 a bad argument, 3 no usabl
 import argparse
 import csv
 import ctypes
+import dataclasses
 import datetime
 import os
 import statistics
@@ -45,11 +46,14 @@ DTYPES = {"f32": ("float32", "int32", 32), "f64": ("float64", "int64", 64),
           "i8": ("int8", "int8", 8), "b128": ("complex128", "int64", 64)}
 
 
+@dataclasses.dataclass(frozen=True)
 class Problem:
     """One transpose: an element type, rows x cols, and a batch of such matrices."""
 
-    def __init__(self, type_, rows, cols, batch=1):
-        self.type, self.rows, self.cols, self.batch = type_, rows, cols, batch
+    type: str
+    rows: int
+    cols: int
+    batch: int = 1
 
     @property
     def nbytes(self):
@@ -58,12 +62,6 @@ class Problem:
     def __str__(self):
         batch = f"x{self.batch}" if self.batch != 1 else ""
         return f"{self.type}:{self.rows}x{self.cols}{batch}"
-
-    def __eq__(self, other):
-        return str(self) == str(other)
-
-    def __hash__(self):
-        return hash(str(self))
 
 
 def parse_problems(text):
