@@ -156,14 +156,11 @@ def draw_sizes(data, path):
         nn = step_number(step)
         facts = lessons.get(nn)
         name = f"{nn} {facts.title if facts else ''}".strip()
-        per_shape = {}
-        for r in rows:
-            if r.step == step and not r.is_reference:
-                if r.shape not in per_shape or r.gbps > per_shape[r.shape].gbps:
-                    per_shape[r.shape] = r
-        if per_shape:
-            plot_series(ax, list(per_shape.values()), step_color(step), name)
-            shown += per_shape.values()
+        mine = [r for r in rows if r.step == step and not r.is_reference]
+        tops = [best(select(mine, shape=s)) for s in dict.fromkeys(r.shape for r in mine)]
+        if tops:
+            plot_series(ax, tops, step_color(step), name)
+            shown += tops
         if facts and facts.twice:  # and the headline kernel, dashed
             headline = [r for r in rows if r.step == step and r.id == facts.headline]
             if headline:

@@ -549,7 +549,7 @@ def apart_note(nn, data, entries):
 
 # -- figure ---------------------------------------------------------------------------------------
 
-def render_figure(text, catalog, md_path, figures_dir, data=None):
+def render_figure(text, catalog, md_path, figures_dir, data):
     """A link to plots/figures/NAME.png, relative to the page; the catalog ({name: Figure}) says
     whether its data is there, and the device its rows were measured on must be the one the
     marker names (device=), else the reference device."""
@@ -557,7 +557,7 @@ def render_figure(text, catalog, md_path, figures_dir, data=None):
     check_attrs("figure", attrs, ("name", "device"), required=("name",))
     name = attrs["name"]
     entry = catalog.get(name)
-    if data is not None and entry is not None and entry.ready and data.device:
+    if entry is not None and entry.ready and data.device:
         shows = device_data(data, attrs)
         drawn = sorted({device_of(r) for r in entry.rows} - {""})
         if drawn and drawn != [shows.device]:

@@ -38,9 +38,14 @@ def runs_note(rows):
 
 # -- in place against out of place --------------------------------------------------------------
 
+def squares(data, steps):
+    """The rows of those steps on float32 square matrices, one at a time."""
+    return [r for r in data.bench if r.step in steps and r.type == "f32" and r.batch == 1
+            and r.rows == r.cols]
+
+
 def inplace_rows(data):
-    return [r for r in data.bench if r.step == "step09" and r.type == "f32" and r.batch == 1
-            and r.rows == r.cols and r.ran and r.id in INPLACE]
+    return [r for r in squares(data, ["step09"]) if r.ran and r.id in INPLACE]
 
 
 def out_of_place_rows(data):
@@ -57,14 +62,12 @@ def out_of_place_rows(data):
 
 def cublas_rows(data):
     """cuBLAS geam timed in step 09's own runs, at the same sizes as the in-place kernels."""
-    return [r for r in data.bench if r.step == "step09" and r.type == "f32" and r.batch == 1
-            and r.rows == r.cols and r.is_geam and r.ran]
+    return [r for r in squares(data, ["step09"]) if r.is_geam and r.ran]
 
 
 def inplace_drawn(data):
     sizes = {r.rows for r in inplace_rows(data)}
-    return [r for r in data.bench if r.step in ("step08", "step09") and r.type == "f32"
-            and r.batch == 1 and r.rows == r.cols and r.rows in sizes]
+    return [r for r in squares(data, ["step08", "step09"]) if r.rows in sizes]
 
 
 def draw_inplace(data, path):
