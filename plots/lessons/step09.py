@@ -12,6 +12,7 @@ import re
 from math import gcd
 
 from plotting import error_bars, fmt_bytes, pct_bars, save, step_color, subplots
+from render import metric_column
 from rows import best, select
 
 # The lesson's in-place kernels by id (the lab's variants are not drawn here): label, colour,
@@ -230,7 +231,7 @@ def pass_times(data):
     found = {}
     for p in pass_rows(data):
         try:
-            us = float(p["value"]) * {"msecond": 1e3, "nsecond": 1e-3}.get(p.get("unit"), 1)
+            us = float(p["value"]) * metric_column(TIME, p.get("unit"))[1]
             key = (p["type"], int(p["rows"]), int(p["cols"]))
         except (KeyError, ValueError):
             continue
