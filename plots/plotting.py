@@ -56,18 +56,11 @@ def save(fig, path, rows, rect=(0, 0.03, 1, 1)):
     plt.close(fig)
 
 
-def error_bars(rows):
-    """matplotlib's yerr at rows' median GB/s: down to the slowest run, up to the fastest; None
-    when no row has several runs (no whiskers to draw)."""
-    bars = [[max(r.gbps - r.gbps_lo, 0.0) for r in rows],
-            [max(r.gbps_hi - r.gbps, 0.0) for r in rows]]
-    return bars if any(bars[0] + bars[1]) else None
-
-
-def pct_bars(rows):
-    """The same on a % of copy axis: from the slowest run's % of copy to the fastest's."""
-    lo = [max(r.pct_copy - min(m.pct_copy for m in r.members), 0.0) for r in rows]
-    hi = [max(max(m.pct_copy for m in r.members) - r.pct_copy, 0.0) for r in rows]
+def error_bars(rows, col="gbps"):
+    """matplotlib's yerr at the rows' medians of col (GB/s, or "pct_copy" on a % of copy axis):
+    down to the slowest run, up to the fastest; None when no row has several runs."""
+    lo = [max(getattr(r, col) - min(getattr(m, col) for m in r.members), 0.0) for r in rows]
+    hi = [max(max(getattr(m, col) for m in r.members) - getattr(r, col), 0.0) for r in rows]
     return [lo, hi] if any(lo + hi) else None
 
 

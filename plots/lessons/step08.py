@@ -8,7 +8,7 @@ to the fastest run; a shape timed once is marked under its name.
 Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
 """
 
-from plotting import pct_bars, save, step_color, subplots
+from plotting import error_bars, save, step_color, subplots
 from rows import best, select
 
 # Aligned shape, then a neighbour whose rows start off 32-byte sectors (rows of 4097, 6789 or
@@ -94,7 +94,7 @@ def bar_groups(ax, groups, bars, select, shown):
                 shown.append(r)
         if xs:
             ax.bar(xs, [r.pct_copy for r in rows], width, color=color, label=label,
-                   yerr=pct_bars(rows), capsize=2)
+                   yerr=error_bars(rows, "pct_copy"), capsize=2)
     ax.axhline(100, color="black", linestyle="--", linewidth=1, label="copy ceiling")
     ax.set_ylabel("% of the copy ceiling of the same run")
     ax.set_ylim(0, 122)

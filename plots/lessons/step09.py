@@ -11,7 +11,7 @@ rectangle, ids "rect-passP", named "..., pass P of N: kind") and is left out whe
 import re
 from math import gcd
 
-from plotting import error_bars, fmt_bytes, pct_bars, save, step_color, subplots
+from plotting import error_bars, fmt_bytes, save, step_color, subplots
 from render import metric_column
 from rows import best, select
 
@@ -89,11 +89,11 @@ def draw_inplace(data, path):
         aligned = sorted((r for r in rows if r.rows % 8 == 0), key=lambda r: r.rows)
         odd = [r for r in rows if r.rows % 8 != 0]
         ax.errorbar([r.rows for r in aligned], [r.pct_copy for r in aligned],
-                    yerr=pct_bars(aligned), color=color, marker=marker,
+                    yerr=error_bars(aligned, "pct_copy"), color=color, marker=marker,
                     markersize=5, capsize=2, label=label)
         if odd:
             ax.errorbar([r.rows for r in odd], [r.pct_copy for r in odd],
-                        yerr=pct_bars(odd), color=color, marker=marker,
+                        yerr=error_bars(odd, "pct_copy"), color=color, marker=marker,
                         markersize=7, capsize=2, linestyle="none", markerfacecolor="none")
         sizes |= {r.rows for r in rows}
     ax.axhline(100, color="black", linestyle="--", linewidth=1.2, label="copy ceiling (100%)")
@@ -251,7 +251,8 @@ def draw_shapes_panel(ax, rows):
             low, high = PREDICTED[n]
             ax.bar(x, high - low, 0.8, bottom=low, color="0.85", edgecolor="0.6", hatch="//",
                    linewidth=0.5, label=None if x else "predicted before any run")
-    ax.bar(xs, [r.pct_copy for r in rows], 0.6, color=colors, yerr=pct_bars(rows), capsize=2)
+    ax.bar(xs, [r.pct_copy for r in rows], 0.6, color=colors, yerr=error_bars(rows, "pct_copy"),
+           capsize=2)
     for x, r in zip(xs, rows):
         ax.annotate(f"{r.pct_copy:.1f}%", (x, r.pct_copy), textcoords="offset points",
                     xytext=(0, 2), ha="center", va="bottom", fontsize=8)
