@@ -1,7 +1,5 @@
 """Step 01's figure: the naive kernel's bandwidth by block shape, coalesced read against coalesced
 write, at the headline shapes, with the copy ceiling and step 02's tile for scale.
-
-Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
 """
 
 from plotting import error_bars, save, step_color, subplots

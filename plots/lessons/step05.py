@@ -1,7 +1,5 @@
 """Step 05's figure: bandwidth against rows per thread (32 / BLOCK_ROWS) at the headline shapes,
 with the copy ceiling, step 04 and step 01's best naive kernel for scale.
-
-Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
 """
 
 from plotting import error_bars, save, step_color, subplots

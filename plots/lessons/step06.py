@@ -1,8 +1,6 @@
 """Step 06's figure: bandwidth by vector width (float, float2, float4) on the swizzled tile, one
 bar per rows-per-thread count, at the headline shapes, with the copy ceiling, cuBLAS and step 05's
 best kernel for scale.
-
-Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
 """
 
 import re

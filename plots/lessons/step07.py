@@ -14,9 +14,6 @@ threads from the achieved occupancy of plots/data/profile.csv where the kernel w
 else from its theoretical occupancy (threads per block, the 32-blocks-per-SM limit, and the
 register counts the compiler reports, below). It is an upper bound: a warp that has passed its
 barrier has no load in flight.
-
-Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md), from
-bench.csv, profile.csv and latency.csv.
 """
 
 import re

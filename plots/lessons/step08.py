@@ -4,8 +4,6 @@ them), the same scalar kernel with its writes cut at the tile's edges, cuBLAS, a
 kernel. Bottom: int8 and float16 on rows off 16 bytes: the scalar kernel (writes cut at the
 tile's edges or on sectors), the shifted vectors and the launcher. Error bars: from the slowest
 to the fastest run; a shape timed once is marked under its name.
-
-Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
 """
 
 from plotting import error_bars, save, step_color, subplots

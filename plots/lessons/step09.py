@@ -1,11 +1,9 @@
 """Step 09's figures: in place against out of place by matrix size, batched throughput by
-matrix size, and rectangles in place (RECTANGLES.md) by shape and pass by pass. Drawn by
-plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
+matrix size, and rectangles in place (RECTANGLES.md) by shape and pass by pass.
 
-Rows are bench.csv rows (one per kernel per problem; with several runs of a problem, the median
-over runs, from the slowest to the fastest run). Every figure works with either. The rectangles'
-pass-by-pass panel reads plots/data/profile.csv (gpu__time_duration.sum of the passes of the
-rectangle, ids "rect-passP", named "..., pass P of N: kind") and is left out when it has none.
+The rectangles' pass-by-pass panel reads plots/data/profile.csv (gpu__time_duration.sum of the
+passes of the rectangle, ids "rect-passP", named "..., pass P of N: kind"); without it, it is
+left out.
 """
 
 import re

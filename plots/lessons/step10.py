@@ -4,8 +4,6 @@ placement and pipeline, and PyTorch's fastest program (against the all-to-all of
 the same problem). A tick marks the bound on the same scale. Whiskers: the slowest to the fastest
 run. Each figure's rows are those of the device that measured step 10 on that many GPUs (its
 marker says which).
-
-Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
 """
 
 from plotting import save, step_color, subplots
