@@ -13,7 +13,7 @@ The problems are the [[peers]] groups of the steps' facts (steps/NN_name/step.to
 rows of each step's own run.
 
     python3 plots/peers.py --csv plots/data/bench.csv          every step's [[peers]] problems
-    python3 plots/peers.py --problems f16:16384x16384,f32:64x64x16384 --no-compile
+    python3 plots/peers.py --problems f16:16384x16384,f32:64x64x16384
 
 As a module, step 10's multi-GPU peers (peers_pytorch.py) take from it the types, identify(),
 csv_row() and append_csv(): their rows in the same columns.
@@ -229,8 +229,6 @@ def arguments(argv):
                                 "torch.compile) on the steps' [[peers]] problems.")
     p.add_argument("--problems", default="",
                    help="TYPE:ROWSxCOLS[xBATCH],... (default: every step's [[peers]] groups)")
-    p.add_argument("--no-compile", dest="compile", action="store_false",
-                   help="time eager PyTorch only (no torch.compile rows)")
     # The options of the step binaries, spelled as they spell them.
     p.add_argument("--csv", default="", help="append CSV rows to this file (header if new)")
     p.add_argument("--reps", type=int, default=50, help="timed repetitions (default 50)")
@@ -256,9 +254,8 @@ def measure(torch, problem, args, ident, peak):
         name, eager = "x.t().contiguous()", lambda t: t.t().contiguous()
     else:
         name, eager = "x.transpose(-1, -2).contiguous()", lambda t: t.transpose(-1, -2).contiguous()
-    peers = [("contiguous", name, eager)]
-    if args.compile:
-        peers.append(("compiled", "torch.compile: " + name, compile_once(torch, eager)))
+    peers = [("contiguous", name, eager),
+             ("compiled", "torch.compile: " + name, compile_once(torch, eager))]
     dst = torch.empty_like(x)
     copy_med, copy_min = time_ms(torch, lambda: dst.copy_(x), args.warmup, args.reps)
     del dst
