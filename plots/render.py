@@ -139,13 +139,9 @@ def only_elsewhere(data, what, elsewhere):
         return
     which = ("the reference device, steps/course.toml" if data.device == data.reference_device
              else "the device asked")
-    hints = " or ".join(f'device={quote(data.hint(d))}' for d in others)
+    hints = " or ".join(f"device={data.hint(d)}" for d in others)
     raise MarkerError(f"{what}: no rows on {data.device} ({which}); measured on "
                       f"{'; '.join(others)}: say {hints}")
-
-
-def quote(value):
-    return f'"{value}"' if " " in value else value
 
 
 def parse_ids(attrs):
@@ -563,7 +559,7 @@ def render_figure(text, catalog, md_path, figures_dir, data):
         if drawn and drawn != [shows.device]:
             asked = (f"device={attrs['device']}" if "device" in attrs
                      else "the reference device, steps/course.toml")
-            hints = " or ".join(f"device={quote(data.hint(d))}" for d in drawn)
+            hints = " or ".join(f"device={data.hint(d)}" for d in drawn)
             raise MarkerError(f"figure: {name} is drawn from rows measured on {'; '.join(drawn)}, "
                               f"not on {shows.device} ({asked}): say {hints}")
     path = figures_dir / f"{name}.png"

@@ -245,11 +245,12 @@ class Data:
         return self.on(devices[0])
 
     def hint(self, device):
-        """The shortest word of a device's name that names it alone: what device= may say."""
+        """What device= may say for a device: the shortest word of its name that names it alone,
+        else its whole name (quoted when it has spaces)."""
         others = [d for d in self.devices() if d != device]
         words = sorted(device.split(), key=len)
         return next((w for w in words if not any(w.lower() in d.lower() for d in others)),
-                    device)
+                    f'"{device}"' if " " in device else device)
 
 
 def journey(data, shapes=None):
