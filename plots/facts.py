@@ -61,6 +61,14 @@ def parse_shapes(text):
     return shapes
 
 
+def check_keys(where, raw, known):
+    """FactsError naming the keys of raw that are not known."""
+    unknown = set(raw) - known
+    if unknown:
+        raise FactsError(f"{where}: unknown key {', '.join(sorted(unknown))} (known: "
+                         f"{', '.join(sorted(known))})")
+
+
 class Group:
     """One [[sweep]] or [[profile]] entry: every shape x every type, with the binary's other
     arguments (args), a batch, and for a profile the ids to profile, the metrics (when not
@@ -69,10 +77,7 @@ class Group:
     KEYS = {"shapes", "types", "args", "batch", "passes", "ids", "metrics"}
 
     def __init__(self, entry, where):
-        unknown = set(entry) - self.KEYS
-        if unknown:
-            raise FactsError(f"{where}: unknown key {', '.join(sorted(unknown))} (known: "
-                             f"{', '.join(sorted(self.KEYS))})")
+        check_keys(where, entry, self.KEYS)
         try:
             self.shapes = [parse_shape(s) for s in entry["shapes"]]
         except KeyError:
@@ -130,11 +135,7 @@ class Facts:
             raw = tomllib.loads(self.path.read_text())
         except (OSError, tomllib.TOMLDecodeError) as e:
             raise FactsError(f"{self.shown}: {e}")
-        allowed = self.LAB_KEYS if self.is_lab else self.LESSON_KEYS
-        unknown = set(raw) - allowed
-        if unknown:
-            raise FactsError(f"{self.shown}: unknown key {', '.join(sorted(unknown))} (known: "
-                             f"{', '.join(sorted(allowed))})")
+        check_keys(self.shown, raw, self.LAB_KEYS if self.is_lab else self.LESSON_KEYS)
         required = ("types", "kernels") if self.is_lab else ("title", "idea", "headline",
                                                              "types", "kernels")
         for key in required:
