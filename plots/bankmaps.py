@@ -4,7 +4,7 @@ three side by side and one per layout."""
 
 import math
 
-from plotting import pyplot, save
+from plotting import save, subplots
 
 LAYOUT_TITLES = {"plain": "plain: float tile[32][32]",
                  "padded": "padded: float tile[32][33]",
@@ -78,25 +78,21 @@ def layout_order(maps):
 
 
 def draw_bankmap(maps, layout, path):
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 7.4))
+    fig, ax = subplots(figsize=(7, 7.4))
     draw_bank_panel(ax, layout, maps[layout])
     fig.suptitle("Shared-memory bank of each tile element (4-byte words, 32 banks)",
                  fontsize=11)
-    fig.tight_layout()
-    save(fig, path, [])
+    save(fig, path, [], rect=None)
 
 
 def draw_bankmaps(maps, path):
-    plt = pyplot()
     layouts = layout_order(maps)
-    fig, axes = plt.subplots(1, len(layouts), figsize=(6.5 * len(layouts), 7), squeeze=False)
+    fig, axes = subplots(1, len(layouts), figsize=(6.5 * len(layouts), 7), squeeze=False)
     for ax, layout in zip(axes[0], layouts):
         draw_bank_panel(ax, layout, maps[layout], every_number=False)
     fig.suptitle("Shared-memory bank of each tile element; the outlined column is what one warp "
                  "reads", fontsize=12)
-    fig.tight_layout()
-    save(fig, path, [])
+    save(fig, path, [], rect=None)
 
 
 def figures(data):

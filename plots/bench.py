@@ -1,85 +1,51 @@
 #!/usr/bin/env python3
 """Runs every step of the course over its sweep, several times, into one CSV for the plots.
 
-    make bench                                  every problem, 3 runs each
-    make bench SIZES=1024,8192x2048             only the problems of these shapes (N means N x N)
-    python3 plots/bench.py --dry-run            the plan, its parts and its time estimate, no run
-    python3 plots/bench.py --part 1/2           the first half of the plan (by estimated time)
-
-What runs comes from the steps' facts (plots/README.md, "A step's facts"): each built binary
-stepNN runs the [[sweep]] groups of steps/NN_name/step.toml, stepNN-lab those of its lab.toml, the
-exercises' answers those of steps/course.toml, and a step's peers script (PyTorch) its own
-problems where its imports work. Element types and their sizes come from the binaries
-(`--list`). Adding a problem to a step touches that step's folder only.
-
-Each problem runs --runs times (default 3) as separate processes; each process already reports
-the median of many timed repetitions, and the plots take the median over the runs and keep their
-spread. The first run of a problem verifies every kernel bit for bit against the CPU; the others
-pass --no-verify. The runs go round the plan: every problem's first run, then every problem's
-second, so the runs of one problem are minutes apart.
-
-Rows land in --out (default plots/data/bench.csv), all runs kept. A problem measured again
-replaces all its old rows; every other row is kept, so a partial sweep (--sizes, --steps, --part)
-updates what it measured; rows of another device, or of another number of GPUs (step 10's ids
-end in -1gpu, -2gpus), are another problem's and stay. --merge CSV... brings rows measured
-elsewhere (a GPU script's CSV in the same columns) in the same way, running nothing. The CSV is
-written after every run. A run that fails is reported and the sweep goes on; the exit code is 1
-if any run failed, 2 for facts it cannot use, 3 if there is no CUDA device (checked once, before
-anything runs). Python standard library only.
+What runs, how often, how the rows are merged into --out, and the exit codes (1 a run failed, 2
+facts it cannot use, 3 no CUDA device): plots/README.md ("What the sweep runs", "Runs and
+spread"). The plan is plan.py's. Standard library only.
 """
 
 import argparse
 import csv
 import ctypes
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from facts import Course, FactsError, gpu_count, list_binary
-from plan import (BIG_BYTES, count_kernels, fmt_duration, option_value, parse_part,
-                  parse_shapes, plan, print_plan, runs_of, split_parts)
+from facts import Course, FactsError, gpu_count, list_binary, normalize_step
+from plan import (BIG_BYTES, PROBLEM, count_kernels, fmt_duration, option_value, parse_part,
+                  parse_sizes, plan, print_plan, split_parts)
 
 ROOT = Path(__file__).resolve().parent.parent
 # One problem of one binary on one device; a run replaces the rows of its key only. The number
 # of GPUs its ids name (step 10's "-2gpus") is part of the key too (run_key).
 RUN_KEY = ("step", "type", "rows", "cols", "batch", "device")
-PROBLEM = ("step", "type", "rows", "cols", "batch")  # what --prune compares with the plan
 
 
-def cuda_device(why):
-    """True when the CUDA driver sees a device; else False with the reason in why[0]."""
+def cuda_devices(why):
+    """How many devices the CUDA driver sees; 0 with the reason appended to why."""
     try:
         cuda = ctypes.CDLL("libcuda.so.1")
     except OSError:
         why.append("no CUDA driver: libcuda.so.1 does not load")
-        return False
+        return 0
     count = ctypes.c_int(0)
     status = cuda.cuInit(0)
     if status == 0:
         status = cuda.cuDeviceGetCount(ctypes.byref(count))
     if status == 0 and count.value > 0:
-        return True
+        return count.value
     name = ctypes.c_char_p()
     if status and cuda.cuGetErrorName(status, ctypes.byref(name)) == 0 and name.value:
         why.append(f"the CUDA driver says {name.value.decode()}")
     else:
         why.append("the CUDA driver sees no device")
-    return False
-
-
-def visible_gpus():
-    """How many devices the CUDA driver sees (0 without one)."""
-    try:
-        cuda = ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return 0
-    count = ctypes.c_int(0)
-    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
-        return 0
-    return count.value
+    return 0
 
 
 # -- merging the CSV ---------------------------------------------------------------------------
@@ -172,21 +138,11 @@ def element_types(binaries):
 
 def parse_steps(text):
     """"05,07-lab,exercises" -> {"step05", "step07-lab", "exercises"}."""
-    wanted = set()
-    for item in text.split(","):
-        item = item.strip()
-        if not item:
-            continue
-        base, lab = (item[:-4], "-lab") if item.endswith("-lab") else (item, "")
-        if base.isdigit():
-            wanted.add(f"step{int(base):02d}{lab}")
-        elif base.startswith("step") and base[4:].isdigit():
-            wanted.add(f"step{int(base[4:]):02d}{lab}")
-        elif item in ("labs", "exercises", "pytorch"):
-            wanted.add(item)
-        else:
+    wanted = {normalize_step(item.strip()) for item in text.split(",") if item.strip()}
+    for name in wanted:
+        if not re.fullmatch(r"step\d\d(-lab)?|labs|exercises|pytorch", name):
             raise argparse.ArgumentTypeError(
-                f"'{item}' is not a step (05, step05, 05-lab) or labs, exercises, pytorch")
+                f"'{name}' is not a step (05, step05, 05-lab) or labs, exercises, pytorch")
     return wanted
 
 
@@ -200,14 +156,12 @@ def arguments(argv):
                              "one holding this script)")
     parser.add_argument("--runs", type=int, default=3,
                         help="separate runs of every problem (default 3; the first verifies)")
-    parser.add_argument("--pytorch-runs", dest="peers_runs", type=int,
-                        help="runs of the peers scripts (default: --runs)")
     parser.add_argument("--verify-every-run", action="store_true",
                         help="verify in every run, not only the first (slower)")
     parser.add_argument("--part", type=parse_part,
                         help="K/N: only the K-th of N slices of the plan, cut at about equal "
                              "estimated time (--dry-run shows the slices)")
-    parser.add_argument("--sizes", type=parse_shapes,
+    parser.add_argument("--sizes", type=parse_sizes,
                         help="only the problems of these shapes, e.g. 1024,8192x2048 (a bare N "
                              "is N x N)")
     parser.add_argument("--steps", type=parse_steps,
@@ -232,8 +186,6 @@ def arguments(argv):
                         help="skip the peers scripts (PyTorch)")
     parser.add_argument("--timeout", type=float, default=900,
                         help="seconds before one run is stopped and counted failed (default 900)")
-    parser.add_argument("--check-device", action="store_true",
-                        help="only say whether a CUDA device is there (exit 0, or 3 and why)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the plan, its parts and the time estimate, and stop")
     parser.add_argument("--merge", nargs="+", type=Path, metavar="CSV",
@@ -242,8 +194,6 @@ def arguments(argv):
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
-    if args.peers_runs is None:
-        args.peers_runs = args.runs
     if args.prune and args.sizes:
         parser.error("--prune with --sizes would drop every other shape of the binaries swept")
     if args.steps is not None and "pytorch" not in args.steps:
@@ -286,12 +236,11 @@ def main(argv=None):
         return merge_files(args)
     if not args.dry_run:  # once, before anything runs
         why = []
-        if not cuda_device(why):
+        gpus = cuda_devices(why)
+        if not gpus:
             print(f"bench: a CUDA device is needed to run the benchmark ({why[0]}); "
                   "`make plots` redraws from the committed data without one", file=sys.stderr)
             return 3
-        if args.check_device:
-            return 0
     try:
         course = Course(args.root)
     except FactsError as e:
@@ -316,7 +265,6 @@ def main(argv=None):
                          or option_value(p.argv, "--gpus") in args.gpus.split(","))]
     # A problem that names more GPUs than this machine has (step 10's --gpus N) is left out.
     if not args.dry_run:
-        gpus = visible_gpus()
         for p in all_problems:
             wanted = option_value(p.argv, "--gpus")
             if wanted and wanted.isdigit() and int(wanted) > gpus:
@@ -343,7 +291,7 @@ def main(argv=None):
             print(f"bench: part {k}/{n} is empty (the plan has {len(all_problems)} problems)")
             return 0
     total = sum(p.estimate_all_s(args) for p in problems)
-    nruns = sum(runs_of(p, args) for p in problems)
+    nruns = len(problems) * args.runs
     where = f" (part {args.part[0]}/{args.part[1]})" if args.part else ""
     print(f"bench{where}: {len(problems)} problems x {args.runs} runs = {nruns} runs, roughly "
           f"{fmt_duration(total)} on an H100 host (a guess: the first run of a problem verifies, "
@@ -375,9 +323,7 @@ def sweep(problems, binaries, args, old_header, old_rows, type_order, prune):
     header, new_rows, failures = None, [], []
     if args.replace:
         old_header, old_rows = None, []
-    schedule = [(r, p) for r in range(1, args.runs + 1) for p in problems if r <= runs_of(p, args)]
-    schedule += [(r, p) for r in range(args.runs + 1, args.peers_runs + 1)
-                 for p in problems if p.peers]
+    schedule = [(r, p) for r in range(1, args.runs + 1) for p in problems]
     start, guessed = time.monotonic(), 0.0
     with open(log_path, "w") as log, tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         for i, (run, p) in enumerate(schedule, 1):

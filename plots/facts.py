@@ -37,12 +37,36 @@ def gpu_count(kid):
     return m.group(1) if m else ""
 
 
+def normalize_step(name):
+    """A binary as a marker or --steps may name it: "5", "05" or "step5" is "step05", "05-lab"
+    is "step05-lab"; other names ("pytorch", "labs") pass unchanged."""
+    m = re.fullmatch(r"(?:step)?(\d+)(-lab)?", name)
+    return f"step{int(m.group(1)):02d}{m.group(2) or ''}" if m else name
+
+
 def parse_shape(text):
     """"8192" -> (8192, 8192); "4095x4097" -> (4095, 4097); ValueError otherwise."""
-    m = re.fullmatch(r"(\d+)(?:x(\d+))?", str(text).strip())
+    m = re.fullmatch(r"(\d+)(?:x(\d+))?", str(text).strip().lower())
     if not m or int(m.group(1)) < 1 or int(m.group(2) or 1) < 1:
         raise ValueError(f"'{text}' is not N or ROWSxCOLS")
     return int(m.group(1)), int(m.group(2) or m.group(1))
+
+
+def parse_shapes(text):
+    """"8192,4096x2048" -> [(8192, 8192), (4096, 2048)] (a marker's shapes=, bench.py's
+    --sizes); ValueError naming the item that is not a shape."""
+    shapes = [parse_shape(item) for item in text.split(",") if item.strip()]
+    if not shapes:
+        raise ValueError("no shape given")
+    return shapes
+
+
+def check_keys(where, raw, known):
+    """FactsError naming the keys of raw that are not known."""
+    unknown = set(raw) - known
+    if unknown:
+        raise FactsError(f"{where}: unknown key {', '.join(sorted(unknown))} (known: "
+                         f"{', '.join(sorted(known))})")
 
 
 class Group:
@@ -53,10 +77,7 @@ class Group:
     KEYS = {"shapes", "types", "args", "batch", "passes", "ids", "metrics"}
 
     def __init__(self, entry, where):
-        unknown = set(entry) - self.KEYS
-        if unknown:
-            raise FactsError(f"{where}: unknown key {', '.join(sorted(unknown))} (known: "
-                             f"{', '.join(sorted(self.KEYS))})")
+        check_keys(where, entry, self.KEYS)
         try:
             self.shapes = [parse_shape(s) for s in entry["shapes"]]
         except KeyError:
@@ -114,11 +135,7 @@ class Facts:
             raw = tomllib.loads(self.path.read_text())
         except (OSError, tomllib.TOMLDecodeError) as e:
             raise FactsError(f"{self.shown}: {e}")
-        allowed = self.LAB_KEYS if self.is_lab else self.LESSON_KEYS
-        unknown = set(raw) - allowed
-        if unknown:
-            raise FactsError(f"{self.shown}: unknown key {', '.join(sorted(unknown))} (known: "
-                             f"{', '.join(sorted(allowed))})")
+        check_keys(self.shown, raw, self.LAB_KEYS if self.is_lab else self.LESSON_KEYS)
         required = ("types", "kernels") if self.is_lab else ("title", "idea", "headline",
                                                              "types", "kernels")
         for key in required:

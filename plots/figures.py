@@ -9,8 +9,8 @@ import importlib.util
 from pathlib import Path
 
 import bankmaps
-from plotting import (error_bars, plot_series, pyplot, read_stamp, reference_series, save,
-                      size_axis, step_color)
+from plotting import (error_bars, plot_references, plot_series, read_stamp, save, size_axis,
+                      step_color, subplots)
 from facts import gpu_count
 from rows import NO_BENCH, best, digest, journey, select, step_number
 
@@ -67,12 +67,11 @@ def progression_rows(data):
 
 
 def draw_progression(data, path):
-    plt = pyplot()
     stages = one_gpu_journey(data)
     lessons = data.course.lessons()
     shapes = [s for s in data.course.headline_shapes if any(per.get(s) for *_, per in stages)]
-    fig, axes = plt.subplots(1, len(shapes), figsize=(7.5 * len(shapes), 5.8), squeeze=False,
-                             sharey=True)
+    fig, axes = subplots(1, len(shapes), figsize=(7.5 * len(shapes), 5.8), squeeze=False,
+                         sharey=True)
     shown = [r for *_, per in stages for r in per.values() if r]
     shown += [r for r in data.bench if r.is_reference and r.shape in shapes and r.type == "f32"
               and r.batch == 1 and r.ran and step_number(r.step)]
@@ -138,7 +137,6 @@ def draw_progression(data, path):
     if any(r.runs > 1 for r in shown):
         title += " (medians of runs; whiskers: slowest to fastest run)"
     fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
 
 
@@ -150,23 +148,19 @@ def size_plot_rows(data):
 
 
 def draw_sizes(data, path):
-    plt = pyplot()
     rows = size_plot_rows(data)
     lessons = data.course.lessons()
-    fig, ax = plt.subplots(figsize=(10, 5.8))
+    fig, ax = subplots(figsize=(10, 5.8))
     shown = []
     for step in sorted({r.step for r in rows if step_number(r.step)}):
         nn = step_number(step)
         facts = lessons.get(nn)
         name = f"{nn} {facts.title if facts else ''}".strip()
-        per_shape = {}
-        for r in rows:
-            if r.step == step and not r.is_reference:
-                if r.shape not in per_shape or r.gbps > per_shape[r.shape].gbps:
-                    per_shape[r.shape] = r
-        if per_shape:
-            plot_series(ax, list(per_shape.values()), step_color(step), name)
-            shown += per_shape.values()
+        mine = [r for r in rows if r.step == step and not r.is_reference]
+        tops = [best(select(mine, shape=s)) for s in dict.fromkeys(r.shape for r in mine)]
+        if tops:
+            plot_series(ax, tops, step_color(step), name)
+            shown += tops
         if facts and facts.twice:  # and the headline kernel, dashed
             headline = [r for r in rows if r.step == step and r.id == facts.headline]
             if headline:
@@ -174,25 +168,18 @@ def draw_sizes(data, path):
                             f"{name}, {facts.twice['label']} {headline[0].block}",
                             linestyle="--")
                 shown += headline
-    copies, cublas = reference_series([r for r in data.bench if step_number(r.step)])
-    if copies:
-        plot_series(ax, copies, "black", "copy ceiling", marker="s")
-    if cublas:
-        plot_series(ax, cublas, "0.55", "cuBLAS geam", marker="^")
-    shown += copies + cublas
+    shown += plot_references(ax, [r for r in data.bench if step_number(r.step)])
     size_axis(ax, rows)
     ax.set_ylim(0, max(r.gbps for r in shown) * 1.1)
     ax.set_title("Bandwidth against matrix size: the best kernel of each step, float32"
                  + (" (medians of runs)" if any(r.runs > 1 for r in shown) else ""))
     ax.legend(ncol=2, fontsize=8, loc="upper left")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
 
 
 def draw_step_sizes(data, step, path):
-    plt = pyplot()
     rows = [r for r in size_plot_rows(data) if r.step == step]
-    fig, ax = plt.subplots(figsize=(10, 5.8))
+    fig, ax = subplots(figsize=(10, 5.8))
     kernels = list(dict.fromkeys(r.id for r in rows if not r.is_reference))
     import matplotlib
     palette = matplotlib.colormaps["tab10" if len(kernels) <= 10 else "tab20"]
@@ -200,17 +187,12 @@ def draw_step_sizes(data, step, path):
         mine = [r for r in rows if r.id == kid]
         names = {r.kernel for r in mine}  # one name, or several (the launcher names its path)
         plot_series(ax, mine, palette(i % palette.N), names.pop() if len(names) == 1 else kid)
-    copies, cublas = reference_series([r for r in data.bench if r.step == step])
-    if copies:
-        plot_series(ax, copies, "black", "copy ceiling", marker="s")
-    if cublas:
-        plot_series(ax, cublas, "0.55", "cuBLAS geam", marker="^")
-    shown = [r for r in rows if not r.is_reference] + copies + cublas
+    shown = [r for r in rows if not r.is_reference]
+    shown += plot_references(ax, [r for r in data.bench if r.step == step])
     size_axis(ax, rows)
     ax.set_ylim(0, max(r.gbps for r in shown) * 1.1)
     ax.set_title(f"{step}: every kernel against matrix size, float32")
     ax.legend(fontsize=8, loc="upper left", ncol=2 if len(kernels) > 6 else 1)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
 
 
@@ -250,11 +232,10 @@ def types_rows(data):
 
 
 def draw_types(data, path):
-    plt = pyplot()
     facts = types_step(data)
     step = facts.binary
     shapes = type_shapes(data, step)
-    fig, axes = plt.subplots(len(shapes), 1, figsize=(10, 3.8 * len(shapes)), squeeze=False)
+    fig, axes = subplots(len(shapes), 1, figsize=(10, 3.8 * len(shapes)), squeeze=False)
     series = types_series(step)
     shown = []
     for ax, shape in zip(axes[:, 0], shapes):
@@ -294,8 +275,7 @@ def draw_types(data, path):
             handles.setdefault(label, handle)
     fig.legend(handles.values(), handles.keys(), loc="upper center", ncol=len(handles),
                fontsize=9, frameon=False)
-    fig.tight_layout(rect=(0, 0.03, 1, 0.96))
-    save(fig, path, shown)
+    save(fig, path, shown, rect=(0, 0.03, 1, 0.96))
 
 
 # -- the catalogue --------------------------------------------------------------------------------

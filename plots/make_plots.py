@@ -1,18 +1,11 @@
 #!/usr/bin/env python3
 """Redraws the course's figures and rewrites its measured tables and numbers from plots/data/.
 
-    python3 plots/make_plots.py           figures whose data changed into plots/figures/, tables
-                                          and numbers into the Markdown
-    python3 plots/make_plots.py --check   change nothing; exit 1, saying file:line and why, if a
-                                          table, number or figure is stale, a marker does not
-                                          resolve, prose types a measured number, or a figure is
-                                          linked from no page
+    python3 plots/make_plots.py           the figures whose data changed, then the Markdown
+    python3 plots/make_plots.py --check   change nothing; exit 1, saying where and why, if stale
 
-The data: plots/data/*.csv (plots/data/README.md); the facts of each step: steps/*/step.toml
-(plots/README.md). The modules, each used by the ones after it: facts, rows (the data),
-markdown (the one Markdown reader: pages, markers, the lint), render (what markers hold),
-plotting, bankmaps and figures (with plots/lessons/stepNN.py), and this command line.
-Only the standard library, and matplotlib (Agg backend) to draw.
+What it checks and how the modules under it divide the work: plots/README.md ("Markers", "The
+code"). Only the standard library, and matplotlib (Agg backend) to draw.
 """
 
 import argparse

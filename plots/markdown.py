@@ -1,29 +1,14 @@
 """The course's one Markdown reader: which files are pages, and what a page holds (fenced code,
-code spans, comments, links, headings, tables, words) and its markers, found, rendered and
-linted. Standard library only. Its readers:
-
-- plots/make_plots.py: the markers and the prose lint, through rewrite() (plots/README.md,
-  "Markers", says the syntax; which renderer makes a block or a number is the caller's);
-- scripts/check_pages.py: the lesson pages, their words, tables and **Code:** links;
-- scripts/page_commands.py: the commands of every page's ```sh blocks;
-- docs/md_filter.py: the links, headings and code spans it rewrites for the Doxygen site.
-
-Block markers, each on a line of its own, closed by the same name with a slash:
-
-    <!-- bench-table steps=step04,step05 shapes=8192x8192 [ids=...] [type=f32] [batch=N] -->
-    <!-- /bench-table -->
-
-Inline number markers, opened and closed on one line; the text between the tags is the value:
-
-    <!-- num step=step07 id=512-threads shape=8192x8192 -->95.6<!-- /num -->%
-
-Markers inside ``` fences and inside `inline code` are examples and are left alone.
+code spans, comments, links, headings, tables, words) and its markers (plots/README.md,
+"Markers"), found, rendered and linted. Standard library only. Its readers: plots/make_plots.py
+(the markers and the lint, through rewrite(); which renderer makes a block or a number is the
+caller's), scripts/check_pages.py, scripts/page_commands.py and docs/md_filter.py.
 """
 
 import re
 from pathlib import Path
 
-from facts import parse_shape
+import facts
 
 # -- the pages ------------------------------------------------------------------------------------
 
@@ -233,14 +218,11 @@ def check_attrs(kind, attrs, allowed, required=()):
 
 
 def parse_shapes(text):
-    """"8192,4096x2048" -> [(8192, 8192), (4096, 2048)]."""
-    shapes = []
-    for item in text.split(","):
-        try:
-            shapes.append(parse_shape(item))
-        except ValueError:
-            raise MarkerError(f"shapes: '{item}' is not ROWSxCOLS")
-    return shapes
+    """facts.parse_shapes, its ValueError said as a marker's error."""
+    try:
+        return facts.parse_shapes(text)
+    except ValueError as e:
+        raise MarkerError(f"shapes: {e}")
 
 
 def rewrite_nums(line, render):

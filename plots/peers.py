@@ -13,20 +13,10 @@ The problems are the [[peers]] groups of the steps' facts (steps/NN_name/step.to
 rows of each step's own run.
 
     python3 plots/peers.py --csv plots/data/bench.csv          every step's [[peers]] problems
-    python3 plots/peers.py --problems f16:16384x16384,f32:64x64x16384 --no-compile
+    python3 plots/peers.py --problems f16:16384x16384,f32:64x64x16384
 
-As a module (step 10's multi-GPU peers import it), the shared pieces:
-
-    parse_problems(text)        "f32:8192x8192,i8:64x64x16384" -> [Problem]
-    add_run_options(parser)     --csv, --reps, --warmup, --no-verify
-    import_torch(script)        torch, or None after one line saying the rows are skipped
-    identify(torch)             {"device", "driver", "cuda", "date"} of the current device
-    peak_gbps(index)            the theoretical DRAM bandwidth (0 when unknown)
-    random_bits(torch, type_, shape, device)   a tensor of fresh bit patterns (no NaN, no inf)
-    is_transpose(torch, type_, y, x)   y is x with its last two dims swapped, bit for bit
-    time_ms(torch, fn, warmup, reps)           (median, min) in ms over CUDA-event-timed runs
-    compile_once(torch, fn)     torch.compile(fn, dynamic=False), with a fresh cache
-    csv_row(...), append_csv(path, rows)       rows in common/report.hpp's format
+As a module, step 10's multi-GPU peers (peers_pytorch.py) take from it the types, identify(),
+csv_row() and append_csv(): their rows in the same columns.
 
 Measured as common/harness.cu measures: CUDA events around each run, warm-up runs first, the
 median and minimum of many repetitions, bytes moved = 2 x elements x element size, GB = 1e9
@@ -38,6 +28,7 @@ step binaries: 0 success, 1 a verification failure, 2 a bad argument, 3 no usabl
 import argparse
 import csv
 import ctypes
+import dataclasses
 import datetime
 import os
 import statistics
@@ -55,11 +46,14 @@ DTYPES = {"f32": ("float32", "int32", 32), "f64": ("float64", "int64", 64),
           "i8": ("int8", "int8", 8), "b128": ("complex128", "int64", 64)}
 
 
+@dataclasses.dataclass(frozen=True)
 class Problem:
     """One transpose: an element type, rows x cols, and a batch of such matrices."""
 
-    def __init__(self, type_, rows, cols, batch=1):
-        self.type, self.rows, self.cols, self.batch = type_, rows, cols, batch
+    type: str
+    rows: int
+    cols: int
+    batch: int = 1
 
     @property
     def nbytes(self):
@@ -68,12 +62,6 @@ class Problem:
     def __str__(self):
         batch = f"x{self.batch}" if self.batch != 1 else ""
         return f"{self.type}:{self.rows}x{self.cols}{batch}"
-
-    def __eq__(self, other):
-        return str(self) == str(other)
-
-    def __hash__(self):
-        return hash(str(self))
 
 
 def parse_problems(text):
@@ -96,12 +84,13 @@ def parse_problems(text):
     return out
 
 
-def facts_problems(root=None):
-    """Every [[peers]] problem of the steps' facts, each once, in the steps' order."""
+def facts_problems(course=None):
+    """Every [[peers]] problem of the steps' facts (a facts.Course; default this repository's),
+    each once, in the steps' order: what plan.py gives this script, and its default."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from facts import ROOT, Course
+    from facts import Course
     seen = []
-    for facts in Course(root or ROOT).lessons().values():
+    for facts in (course or Course()).lessons().values():
         for group in facts.peer_groups:
             for _, shape, type_, batch in group.problems():
                 p = Problem(type_, shape[0], shape[1], batch)
@@ -110,33 +99,7 @@ def facts_problems(root=None):
     return seen
 
 
-def add_run_options(parser, reps=50, warmup=5):
-    """The options every peers script takes, as the step binaries spell them."""
-    parser.add_argument("--csv", default="", help="append CSV rows to this file (header if new)")
-    parser.add_argument("--reps", type=int, default=reps,
-                        help=f"timed repetitions (default {reps})")
-    parser.add_argument("--warmup", type=int, default=warmup,
-                        help=f"untimed runs first (default {warmup})")
-    parser.add_argument("--no-verify", dest="verify", action="store_false",
-                        help="skip the bit-for-bit check (timing only)")
-
-
-def check_run_options(parser, args):
-    if args.reps < 1 or args.warmup < 0:
-        parser.error("--reps must be >= 1 and --warmup >= 0")
-
-
 # ---- what identifies the run (the same sources as common/device_info.cu) -----------------------
-
-def import_torch(script):
-    """PyTorch, or None after one line that says the rows are skipped."""
-    try:
-        import torch
-        return torch
-    except ImportError:
-        print(f"{script}: PyTorch is not installed, so its rows are skipped (pip install torch)")
-        return None
-
 
 def driver_version():
     """The driver's version string from NVML, else 'CUDA x.y' from the driver API."""
@@ -266,11 +229,15 @@ def arguments(argv):
                                 "torch.compile) on the steps' [[peers]] problems.")
     p.add_argument("--problems", default="",
                    help="TYPE:ROWSxCOLS[xBATCH],... (default: every step's [[peers]] groups)")
-    p.add_argument("--no-compile", dest="compile", action="store_false",
-                   help="time eager PyTorch only (no torch.compile rows)")
-    add_run_options(p)
+    # The options of the step binaries, spelled as they spell them.
+    p.add_argument("--csv", default="", help="append CSV rows to this file (header if new)")
+    p.add_argument("--reps", type=int, default=50, help="timed repetitions (default 50)")
+    p.add_argument("--warmup", type=int, default=5, help="untimed runs first (default 5)")
+    p.add_argument("--no-verify", dest="verify", action="store_false",
+                   help="skip the bit-for-bit check (timing only)")
     args = p.parse_args(argv)
-    check_run_options(p, args)
+    if args.reps < 1 or args.warmup < 0:
+        p.error("--reps must be >= 1 and --warmup >= 0")
     try:
         args.problems = parse_problems(args.problems) if args.problems else facts_problems()
     except ValueError as e:
@@ -287,9 +254,8 @@ def measure(torch, problem, args, ident, peak):
         name, eager = "x.t().contiguous()", lambda t: t.t().contiguous()
     else:
         name, eager = "x.transpose(-1, -2).contiguous()", lambda t: t.transpose(-1, -2).contiguous()
-    peers = [("contiguous", name, eager)]
-    if args.compile:
-        peers.append(("compiled", "torch.compile: " + name, compile_once(torch, eager)))
+    peers = [("contiguous", name, eager),
+             ("compiled", "torch.compile: " + name, compile_once(torch, eager))]
     dst = torch.empty_like(x)
     copy_med, copy_min = time_ms(torch, lambda: dst.copy_(x), args.warmup, args.reps)
     del dst
@@ -320,8 +286,10 @@ def measure(torch, problem, args, ident, peak):
 
 def main(argv):
     args = arguments(argv)
-    torch = import_torch("peers.py")
-    if torch is None:
+    try:
+        import torch
+    except ImportError:
+        print("peers.py: PyTorch is not installed, so its rows are skipped (pip install torch)")
         return 0
     if not torch.cuda.is_available():
         print("peers.py: PyTorch finds no usable CUDA device", file=sys.stderr)

@@ -1,21 +1,18 @@
 """What `make bench` runs: the problems of every built binary, from the facts of its step
 (steps/NN_name/step.toml [[sweep]] groups, lab/lab.toml's for stepNN-lab, steps/course.toml's
-exercises, a step's peers script), with a guess of their time and the cut into parts.
-
-The time model of an H100 host with 16 cores (common/harness.cu does, per run: start, fill the
-input with bit patterns, copy it to the device, and with verification a CPU transpose; then per
-kernel, with verification, copy the output back and compare; then the timed repetitions). Each
-line of a sweep prints what it really took; the totals at the end say how far the guess was off.
-Standard library only.
+exercises, a step's peers script), with a guess of their time (the model of plots/README.md,
+"What the sweep runs, and how long it takes") and the cut into parts. Standard library only.
 """
 
 import argparse
 import math
 from pathlib import Path
 
-from facts import DEFAULT_TYPE
+import peers
+from facts import DEFAULT_TYPE, parse_shapes
 
-PEERS_MODULE = Path(__file__).resolve().parent / "peers.py"  # the steps' [[peers]] problems
+PEERS_MODULE = Path(peers.__file__).resolve()  # times the steps' [[peers]] problems
+PROBLEM = ("step", "type", "rows", "cols", "batch")  # the CSV columns that make a Problem.key
 
 START_S = 0.6               # process, CUDA context, cuBLAS handle
 FILL_S_PER_GB = 0.3         # bit patterns (16 threads) and the pageable host-to-device copy
@@ -52,7 +49,7 @@ class Problem:
 
     @property
     def key(self):
-        """What identifies its rows in the CSV (see bench.merge())."""
+        """Its rows' PROBLEM columns in the CSV (see bench.merge())."""
         return (self.binary, self.type, str(self.rows), str(self.cols), str(self.batch))
 
     def reps(self, args):
@@ -78,13 +75,8 @@ class Problem:
 
     def estimate_all_s(self, args, kernels=None):
         """All its runs: the first verified, the others not (unless --verify-every-run)."""
-        runs = runs_of(self, args)
         later = self.estimate_s(args, args.verify_every_run, kernels)
-        return self.estimate_s(args, True, kernels) + (runs - 1) * later
-
-
-def runs_of(problem, args):
-    return args.peers_runs if problem.peers else args.runs
+        return self.estimate_s(args, True, kernels) + (args.runs - 1) * later
 
 
 def option_value(argv, name):
@@ -97,20 +89,12 @@ def option_value(argv, name):
     return None
 
 
-def parse_shapes(text):
-    """"256,1024,4096x1024" -> [(256, 256), (1024, 1024), (4096, 1024)]."""
-    shapes = []
-    for item in text.split(","):
-        item = item.strip().lower()
-        if not item:
-            continue
-        parts = item.split("x")
-        if len(parts) > 2 or not all(p.isdigit() and int(p) > 0 for p in parts):
-            raise argparse.ArgumentTypeError(f"'{item}' is not N or ROWSxCOLS")
-        shapes.append((int(parts[0]), int(parts[-1])))
-    if not shapes:
-        raise argparse.ArgumentTypeError("no shape given")
-    return shapes
+def parse_sizes(text):
+    """--sizes: parse_shapes, its ValueError said as argparse says a bad value."""
+    try:
+        return parse_shapes(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
 
 
 def parse_part(text):
@@ -155,14 +139,9 @@ def plan(course, binaries, sizes, wanted=None, peers_ok=None):
             problems += problems_of(binary, [group], sizes, "steps/course.toml")
     # The peers: every step's [[peers]] problems in one run of plots/peers.py (one import of
     # torch, each problem compiled once), then any step's own peers script.
-    peer_problems = []
-    for facts in course.lessons().values():
-        for group in facts.peer_groups:
-            for _, (r, c), type_, batch in group.problems():
-                item = f"{type_}:{r}x{c}" + (f"x{batch}" if batch != 1 else "")
-                if item not in peer_problems:
-                    peer_problems.append(item)
-    scripts = [(PEERS_MODULE, ["--problems", ",".join(peer_problems)])] if peer_problems else []
+    peer_problems = peers.facts_problems(course)
+    scripts = [(PEERS_MODULE, ["--problems", ",".join(map(str, peer_problems))])] \
+        if peer_problems else []
     scripts += [(f.peers, []) for f in course.lessons().values() if f.peers and f.peers.exists()]
     for script, argv in scripts:
         if wanted is not None and "pytorch" not in wanted:
@@ -202,19 +181,18 @@ def count_kernels(problems, header, rows):
     if header is None:
         return
     col = {name: i for i, name in enumerate(header)}
-    key_cols = ("step", "type", "rows", "cols", "batch")
-    exact, per_type, peers = {}, {}, set()
+    exact, per_type, peer_rows = {}, {}, set()
     name = "id" if "id" in col else "kernel"
     for r in rows:
-        key = tuple(r[col[k]] for k in key_cols)
+        key = tuple(r[col[k]] for k in PROBLEM)
         exact.setdefault(key, set()).add(r[col[name]])
         per_type.setdefault(key[:2], set()).add(r[col[name]])
         if key[0] == "pytorch":
-            peers.add((r[col[name]],) + key[1:])
+            peer_rows.add((r[col[name]],) + key[1:])
     for p in problems:
         found = exact.get(p.key) or per_type.get(p.key[:2])
         if p.peers:  # one run: every shape and type of the script
-            found = peers
+            found = peer_rows
         if found:
             p.kernels = len(found)
 
@@ -252,12 +230,11 @@ def print_plan(problems, all_problems, args, course):
                   f"[{facts.shown}]")
     for i, p in enumerate(problems, 1):
         once, later = p.estimate_s(args, True), p.estimate_s(args, args.verify_every_run)
-        runs = runs_of(p, args)
-        extra = f" + {runs - 1} x {later:.1f} s" if runs > 1 else ""
+        extra = f" + {args.runs - 1} x {later:.1f} s" if args.runs > 1 else ""
         source = f"  [{p.source}]" if p.source else ""
         print(f"  {i:3d}. {p.label:<42} ~{once:.1f} s{extra}{source}")
     total = sum(p.estimate_all_s(args) for p in all_problems)
-    rows = sum(p.kernels * runs_of(p, args) for p in problems)
+    rows = sum(p.kernels * args.runs for p in problems)
     print(f"rows it will write: about {rows} (each problem's kernel count as last measured, "
           "else as its facts say, times its runs)")
     n = max(1, math.ceil(total / PART_LIMIT_S))

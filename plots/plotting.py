@@ -14,8 +14,8 @@ from rows import best, measured_on, select, step_number
 STAMP_KEY = b"Drawn-from"  # the PNG text chunk that records the hash of a figure's data
 
 
-def pyplot():
-    """matplotlib's pyplot on the Agg backend, with the course's style. The font is the one
+def subplots(*args, **kwargs):
+    """pyplot's subplots(), on the Agg backend, in the course's style. The font is the one
     matplotlib ships (DejaVu Sans), so a figure is drawn the same on every machine."""
     import matplotlib
     matplotlib.use("Agg")
@@ -23,7 +23,7 @@ def pyplot():
     plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 150, "font.size": 10,
                          "font.family": "DejaVu Sans", "axes.grid": True, "grid.alpha": 0.3,
                          "axes.axisbelow": True})
-    return plt
+    return plt.subplots(*args, **kwargs)
 
 
 # matplotlib's tab10 palette without its grey (#7f7f7f), which is cuBLAS's; written out so that
@@ -43,9 +43,11 @@ def step_color(step):
     return STEP_COLORS[(int(nn) - 1) % len(STEP_COLORS)] if nn else "tab:gray"
 
 
-def save(fig, path, rows):
-    """Adds the measurement footnote and writes a PNG whose bytes depend only on the data (no
-    software version, no time), then closes the figure."""
+def save(fig, path, rows, rect=(0, 0.03, 1, 1)):
+    """Lays the figure out (tight, within rect: the bottom strip left for the footnote), adds the
+    measurement footnote and writes a PNG whose bytes depend only on the data (no software
+    version, no time), then closes the figure."""
+    fig.tight_layout(rect=rect)
     if rows:
         fig.text(0.99, 0.005, f"Measured on {measured_on(rows)}. GB = 1e9 bytes.", ha="right",
                  va="bottom", fontsize=7, color="0.35")
@@ -54,18 +56,11 @@ def save(fig, path, rows):
     plt.close(fig)
 
 
-def error_bars(rows):
-    """matplotlib's yerr at rows' median GB/s: down to the slowest run, up to the fastest; None
-    when no row has several runs (no whiskers to draw)."""
-    bars = [[max(r.gbps - r.gbps_lo, 0.0) for r in rows],
-            [max(r.gbps_hi - r.gbps, 0.0) for r in rows]]
-    return bars if any(bars[0] + bars[1]) else None
-
-
-def pct_bars(rows):
-    """The same on a % of copy axis: from the slowest run's % of copy to the fastest's."""
-    lo = [max(r.pct_copy - min(m.pct_copy for m in r.members), 0.0) for r in rows]
-    hi = [max(max(m.pct_copy for m in r.members) - r.pct_copy, 0.0) for r in rows]
+def error_bars(rows, col="gbps"):
+    """matplotlib's yerr at the rows' medians of col (GB/s, or "pct_copy" on a % of copy axis):
+    down to the slowest run, up to the fastest; None when no row has several runs."""
+    lo = [max(getattr(r, col) - min(getattr(m, col) for m in r.members), 0.0) for r in rows]
+    hi = [max(max(getattr(m, col) for m in r.members) - getattr(r, col), 0.0) for r in rows]
     return [lo, hi] if any(lo + hi) else None
 
 
@@ -100,8 +95,9 @@ def plot_series(ax, rows, color, label, marker="o", linestyle="-"):
                    edgecolors=[color], marker=marker, s=30)
 
 
-def reference_series(rows):
-    """The best copy row and the cuBLAS geam row at every float32 one-matrix shape."""
+def plot_references(ax, rows):
+    """The lines of the best copy row (black squares) and the cuBLAS geam row (grey triangles)
+    of `rows` at every float32 one-matrix shape; returns the rows drawn."""
     shapes = sorted({r.shape for r in rows if r.type == "f32" and r.batch == 1})
     copies, cublas = [], []
     for shape in shapes:
@@ -110,7 +106,11 @@ def reference_series(rows):
             top = best([r for r in here if keep(r)])
             if top:
                 found.append(top)
-    return copies, cublas
+    if copies:
+        plot_series(ax, copies, "black", "copy ceiling", marker="s")
+    if cublas:
+        plot_series(ax, cublas, "0.55", "cuBLAS geam", marker="^")
+    return copies + cublas
 
 
 # -- the record of a figure's data ----------------------------------------------------------------

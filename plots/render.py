@@ -1,22 +1,5 @@
-"""What the markers hold, from the data: the blocks (plots/README.md, "Blocks") and the values
-of the num markers ("Numbers in a sentence"), and how their numbers are written.
-
-    <!-- bench-table steps=step04,step05 shapes=8192x8192 [ids=a,b] [type=f32,f16] [batch=N] -->
-    <!-- profile-table steps=step02,step03 [ids=...] [shapes=...] [type=...] [metrics=all] -->
-    <!-- pattern-table tool=step08_patterns type=f64 shapes=16384x16384 -->
-    <!-- results-table -->
-    <!-- figure name=progression -->
-    <!-- num step=step07 id=512-threads shape=8192x8192 -->           % of copy (col= for others)
-    <!-- num diff step=step06 id=float4-4rows shape=8192x8192 vs.step=step05 vs.id=block-32x4 -->
-    <!-- num ratio ... -->                                             first over second
-    <!-- num profile step=step03 id=padded shape=4096x4096 metric="smem st conflicts" -->
-    <!-- num latency pattern="within each page" footprint=1073741824 -->
-
-A kernel is named by its id (`./stepNN --list`, or the step's step.toml); `id=best` is the
-step's fastest kernel (copies and cuBLAS aside) and `id=ceiling` the faster of its copies. The
-rows are the course's reference device's (steps/course.toml) unless `device=H200` (a piece of
-another device's name; `vs.device=` for the second selection) names another; a marker whose rows
-were measured only on another device fails, saying which device= would show them. Finding the
+"""What the markers hold, from the data: the blocks and the values of the num markers, and how
+their numbers are written (plots/README.md, "Markers", gives the syntax of each). Finding the
 markers in a page is markdown.py's job; this only says what goes between their tags.
 Standard library only.
 """
@@ -26,10 +9,9 @@ import os
 import re
 from pathlib import Path
 
-from facts import gpu_count
+from facts import gpu_count, normalize_step
 from markdown import MarkerError, check_attrs, parse_attrs, parse_shapes
-from rows import (NO_BENCH, DeviceError, best, journey, measured_on, median, normalize_step,
-                  select, step_number)
+from rows import NO_BENCH, DeviceError, best, journey, measured_on, median, select, step_number
 
 
 def renderers(data, figures, md, figures_dir):
@@ -157,13 +139,9 @@ def only_elsewhere(data, what, elsewhere):
         return
     which = ("the reference device, steps/course.toml" if data.device == data.reference_device
              else "the device asked")
-    hints = " or ".join(f'device={quote(data.hint(d))}' for d in others)
+    hints = " or ".join(f"device={data.hint(d)}" for d in others)
     raise MarkerError(f"{what}: no rows on {data.device} ({which}); measured on "
                       f"{'; '.join(others)}: say {hints}")
-
-
-def quote(value):
-    return f'"{value}"' if " " in value else value
 
 
 def parse_ids(attrs):
@@ -567,7 +545,7 @@ def apart_note(nn, data, entries):
 
 # -- figure ---------------------------------------------------------------------------------------
 
-def render_figure(text, catalog, md_path, figures_dir, data=None):
+def render_figure(text, catalog, md_path, figures_dir, data):
     """A link to plots/figures/NAME.png, relative to the page; the catalog ({name: Figure}) says
     whether its data is there, and the device its rows were measured on must be the one the
     marker names (device=), else the reference device."""
@@ -575,13 +553,13 @@ def render_figure(text, catalog, md_path, figures_dir, data=None):
     check_attrs("figure", attrs, ("name", "device"), required=("name",))
     name = attrs["name"]
     entry = catalog.get(name)
-    if data is not None and entry is not None and entry.ready and data.device:
+    if entry is not None and entry.ready and data.device:
         shows = device_data(data, attrs)
         drawn = sorted({device_of(r) for r in entry.rows} - {""})
         if drawn and drawn != [shows.device]:
             asked = (f"device={attrs['device']}" if "device" in attrs
                      else "the reference device, steps/course.toml")
-            hints = " or ".join(f"device={quote(data.hint(d))}" for d in drawn)
+            hints = " or ".join(f"device={data.hint(d)}" for d in drawn)
             raise MarkerError(f"figure: {name} is drawn from rows measured on {'; '.join(drawn)}, "
                               f"not on {shows.device} ({asked}): say {hints}")
     path = figures_dir / f"{name}.png"
@@ -698,10 +676,7 @@ def render_num(text, data):
     allowed = set(SELECT) | {"device"} | ({"metric"} if form == "profile" else {"col"})
     if form in ("diff", "ratio"):
         allowed |= {"vs." + n for n in SELECT + ("device",)}
-    for key in attrs:
-        if key not in allowed:
-            raise MarkerError(f"num{'' if form == 'value' else ' ' + form}: unknown attribute "
-                              f"'{key}' (allowed: {', '.join(sorted(allowed))})")
+    check_attrs("num" + ("" if form == "value" else " " + form), attrs, sorted(allowed))
     first_data = device_data(data, attrs)
     if form == "profile":
         return render_profile(attrs, first_data)
@@ -734,10 +709,7 @@ def render_num(text, data):
 
 def render_latency(attrs, latency):
     """The median ns_per_load of latency.csv's runs of one pattern at one footprint."""
-    for name in attrs:
-        if name not in ("pattern", "footprint"):
-            raise MarkerError(f"num latency: unknown attribute '{name}' (allowed: footprint, "
-                              "pattern)")
+    check_attrs("num latency", attrs, ("footprint", "pattern"))
     if set(attrs) != {"pattern", "footprint"}:
         raise MarkerError("num latency: attributes 'pattern' and 'footprint' are required")
     patterns = sorted({r["pattern"] for r in latency})
@@ -758,10 +730,9 @@ def render_latency(attrs, latency):
 
 
 def render_profile(attrs, data):
-    for name in ("step", "id", "shape", "metric"):
-        if name not in attrs:
-            raise MarkerError(f"num profile: attribute '{name}' is required")
-    sel = selection(attrs, "")
+    if "metric" not in attrs:
+        raise MarkerError("num profile: attribute 'metric' is required")
+    sel = selection(attrs, "")  # it requires step=, id= and shape=
     step, kid, shape, type_ = sel["step"], sel["id"], sel["shape"], sel["type"]
     metric = attrs["metric"]
     known_id(data, step, kid, [], passes=True)

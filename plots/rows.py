@@ -1,15 +1,7 @@
-"""The measured data of plots/data/, read: bench.csv's runs aggregated into one row per
-measurement, and the profiler, latency, pattern and bank-map files as they are.
-
-A measurement is the runs of one kernel (step, id) on one problem (type, rows, cols, batch) on one
-device. It reads as one Row: the median over the runs of median_ms, gbps, pct_copy and pct_peak,
-the fastest min_ms, .spread (max - min of pct_copy over the runs, 0 for one run), .runs, .gbps_lo
-and .gbps_hi (the slowest and fastest run), and one verdict: FAILED if any run failed, yes if any
-verified, else what the runs say (skipped, refused, -).
-
-The files may hold rows of several devices. Data shows one: the course's reference device
-(steps/course.toml) unless data.on("H200") picks another by a piece of its name. Standard library
-only.
+"""The measured data of plots/data/, read: bench.csv's runs aggregated into one Row per
+measurement (plots/README.md, "Runs and spread"), and the profiler, latency, pattern and bank-map
+files as they are. The files may hold rows of several devices; Data shows the course's reference
+device (steps/course.toml) unless data.on("H200") picks another. Standard library only.
 """
 
 import copy
@@ -18,6 +10,7 @@ import hashlib
 import re
 import sys
 from pathlib import Path
+from statistics import median
 
 from facts import Course, gpu_count
 
@@ -85,14 +78,11 @@ def read_csv(path):
     return [r for r in rows if first is None or r.get(first) != first]
 
 
-def median(values):
-    values = sorted(values)
-    mid = len(values) // 2
-    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
-
-
 def aggregate(runs):
-    """One Row for the runs of one measurement (see the module's docstring)."""
+    """One Row for the runs of one measurement (one kernel, problem and device): the median
+    over the runs of the median time, GB/s, % of copy and % of peak, the fastest min_ms, .spread
+    (max - min of pct_copy), .runs, .gbps_lo and .gbps_hi (the slowest and fastest run), and one
+    verdict: FAILED if any run failed, yes if any verified, else what the runs say."""
     if len(runs) == 1:
         return runs[0]
     row = copy.copy(runs[-1])  # the text fields (kernel, device, date, ...) of the latest run
@@ -147,11 +137,6 @@ def step_number(step):
     """"step05" -> "05"; labs, exercises and "pytorch" -> None."""
     m = re.fullmatch(r"step(\d\d)", step)
     return m.group(1) if m else None
-
-
-def normalize_step(name):
-    """"05" or "5" in a marker means "step05"; other names ("pytorch") pass unchanged."""
-    return f"step{int(name):02d}" if name.isdigit() else name
 
 
 def measured_on(rows):
@@ -249,20 +234,23 @@ class Data:
         view._show(self.device_named(text))
         return view
 
-    def where(self, step):
-        """The data showing the device that measured `step`: the reference device when it did,
-        else the first other one (by name) that did; self when no device did."""
-        devices = sorted({r.device for r in self.all_bench if r.step == step})
+    def where(self, *steps, kid=None):
+        """The data showing the device that measured one of `steps` (its kernel `kid`, when
+        given): the reference device when it did, else the first other one (by name) that did;
+        self when no device did."""
+        devices = sorted({r.device for r in self.all_bench
+                          if r.step in steps and kid in (None, r.id)})
         if not devices or self.device is None or self.device in devices:
             return self
         return self.on(devices[0])
 
     def hint(self, device):
-        """The shortest word of a device's name that names it alone: what device= may say."""
+        """What device= may say for a device: the shortest word of its name that names it alone,
+        else its whole name (quoted when it has spaces)."""
         others = [d for d in self.devices() if d != device]
         words = sorted(device.split(), key=len)
         return next((w for w in words if not any(w.lower() in d.lower() for d in others)),
-                    device)
+                    f'"{device}"' if " " in device else device)
 
 
 def journey(data, shapes=None):

@@ -1,10 +1,8 @@
 """Step 01's figure: the naive kernel's bandwidth by block shape, coalesced read against coalesced
 write, at the headline shapes, with the copy ceiling and step 02's tile for scale.
-
-Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
 """
 
-from plotting import error_bars, pyplot, save, step_color
+from plotting import error_bars, save, step_color, subplots
 from rows import best, select
 
 BLOCKS = ["32x32", "16x16", "32x8", "8x32"]
@@ -30,10 +28,9 @@ def rows_drawn(data):
 
 
 def draw(data, path):
-    plt = pyplot()
     shapes = shapes_measured(data)
-    fig, axes = plt.subplots(1, len(shapes), figsize=(7 * len(shapes), 5.2), squeeze=False,
-                             sharey=True)
+    fig, axes = subplots(1, len(shapes), figsize=(7 * len(shapes), 5.2), squeeze=False,
+                         sharey=True)
     shown, width = [], 0.38
     for ax, shape in zip(axes[0], shapes):
         for k, (side, color) in enumerate(SIDES):
@@ -68,7 +65,6 @@ def draw(data, path):
     axes[0][0].set_ylabel("bandwidth, GB/s")
     axes[0][0].set_ylim(0, max(r.gbps for r in shown) * 1.18)
     fig.suptitle("Step 01: the naive kernel by block shape and coalesced side")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
 
 

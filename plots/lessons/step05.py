@@ -1,10 +1,8 @@
 """Step 05's figure: bandwidth against rows per thread (32 / BLOCK_ROWS) at the headline shapes,
 with the copy ceiling, step 04 and step 01's best naive kernel for scale.
-
-Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
 """
 
-from plotting import error_bars, pyplot, save, step_color
+from plotting import error_bars, save, step_color, subplots
 from rows import best, select
 
 SHAPE_STYLES = ["o", "s"]
@@ -34,10 +32,9 @@ def rows_drawn(data):
 
 
 def draw(data, path):
-    plt = pyplot()
     shapes = shapes_measured(data)
-    fig, axes = plt.subplots(1, len(shapes), figsize=(6.5 * len(shapes), 5), squeeze=False,
-                             sharey=True)
+    fig, axes = subplots(1, len(shapes), figsize=(6.5 * len(shapes), 5), squeeze=False,
+                         sharey=True)
     shown = []
     for ax, shape in zip(axes[0], shapes):
         points = sweep(data, shape)
@@ -69,7 +66,6 @@ def draw(data, path):
     axes[0][0].set_ylabel("bandwidth, GB/s")
     axes[0][0].set_ylim(0, max(r.gbps for r in shown) * 1.12)
     fig.suptitle("Step 05: the same 32 x 32 tile moved by fewer threads, more rows each")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
 
 

@@ -1,13 +1,11 @@
 """Step 06's figure: bandwidth by vector width (float, float2, float4) on the swizzled tile, one
 bar per rows-per-thread count, at the headline shapes, with the copy ceiling, cuBLAS and step 05's
 best kernel for scale.
-
-Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
 """
 
 import re
 
-from plotting import error_bars, pyplot, save, step_color
+from plotting import error_bars, save, step_color, subplots
 from rows import best, select
 
 WIDTHS = ["float", "float2", "float4"]
@@ -38,10 +36,9 @@ def rows_drawn(data):
 
 def draw(data, path):
     import matplotlib
-    plt = pyplot()
     shapes = shapes_measured(data)
-    fig, axes = plt.subplots(1, len(shapes), figsize=(6.5 * len(shapes), 5.4), squeeze=False,
-                             sharey=True)
+    fig, axes = subplots(1, len(shapes), figsize=(6.5 * len(shapes), 5.4), squeeze=False,
+                         sharey=True)
     shown = []
     all_rpt = sorted({rpt for s in shapes for (_, rpt) in sweep(data, s)})
     colors = matplotlib.colormaps["viridis"]
@@ -82,7 +79,6 @@ def draw(data, path):
     axes[0][0].set_ylim(low * 0.85, max(r.gbps for r in shown) * 1.03)
     axes[0][0].set_ylabel("bandwidth, GB/s (axis does not start at 0)")
     fig.suptitle("Step 06: vector width and rows per thread")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
 
 

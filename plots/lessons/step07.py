@@ -14,15 +14,12 @@ threads from the achieved occupancy of plots/data/profile.csv where the kernel w
 else from its theoretical occupancy (threads per block, the 32-blocks-per-SM limit, and the
 register counts the compiler reports, below). It is an upper bound: a warp that has passed its
 barrier has no load in flight.
-
-Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md), from
-bench.csv, profile.csv and latency.csv.
 """
 
 import re
 import statistics
 
-from plotting import error_bars, pyplot, save, step_color
+from plotting import error_bars, save, step_color, subplots
 from rows import best, select
 
 SHAPES = [(32768, 32768), (16384, 16384), (8192, 8192)]  # the first one measured is drawn
@@ -154,10 +151,9 @@ def littles_law_rows(data):
 
 def draw_littles_law(data, path):
     import matplotlib
-    plt = pyplot()
     shape = chosen_shape(data)
     found = points(data, shape)
-    fig, ax = plt.subplots(figsize=(10, 6))
+    fig, ax = subplots(figsize=(10, 6))
     dram = dram_latency(data)
     sms = dram["sms"] if dram else SMS_IF_UNMEASURED
     xs = [2 ** (i / 8) * 1024 for i in range(0, 8 * 9 + 1)]  # 1 KB .. 512 KB
@@ -214,14 +210,12 @@ def draw_littles_law(data, path):
     if dram:
         fig.text(0.01, 0.005, latency_note([dram]), ha="left", va="bottom", fontsize=7,
                  color="0.35")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
 
 
 def draw_dram_latency(data, path):
-    plt = pyplot()
     rows = latency_rows(data)
-    fig, ax = plt.subplots(figsize=(8.5, 5))
+    fig, ax = subplots(figsize=(8.5, 5))
     for pattern, marker in [(IN_PAGE, "o"), ("random lines", "s")]:
         mine = sorted((r for r in rows if r["pattern"] == pattern), key=lambda r: r["footprint"])
         if mine:
@@ -243,7 +237,6 @@ def draw_dram_latency(data, path):
     ax.set_title("One load at a time: the latency of L2 and of DRAM (step07-latency)")
     ax.legend(fontsize=8, loc="upper left")
     fig.text(0.99, 0.005, latency_note(rows), ha="right", va="bottom", fontsize=7, color="0.35")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, [])
 
 

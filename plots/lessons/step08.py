@@ -4,11 +4,9 @@ them), the same scalar kernel with its writes cut at the tile's edges, cuBLAS, a
 kernel. Bottom: int8 and float16 on rows off 16 bytes: the scalar kernel (writes cut at the
 tile's edges or on sectors), the shifted vectors and the launcher. Error bars: from the slowest
 to the fastest run; a shape timed once is marked under its name.
-
-Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
 """
 
-from plotting import pct_bars, pyplot, save, step_color
+from plotting import error_bars, save, step_color, subplots
 from rows import best, select
 
 # Aligned shape, then a neighbour whose rows start off 32-byte sectors (rows of 4097, 6789 or
@@ -94,7 +92,7 @@ def bar_groups(ax, groups, bars, select, shown):
                 shown.append(r)
         if xs:
             ax.bar(xs, [r.pct_copy for r in rows], width, color=color, label=label,
-                   yerr=pct_bars(rows), capsize=2)
+                   yerr=error_bars(rows, "pct_copy"), capsize=2)
     ax.axhline(100, color="black", linestyle="--", linewidth=1, label="copy ceiling")
     ax.set_ylabel("% of the copy ceiling of the same run")
     ax.set_ylim(0, 122)
@@ -103,14 +101,13 @@ def bar_groups(ax, groups, bars, select, shown):
 
 
 def draw(data, path):
-    plt = pyplot()
     shapes = shapes_measured(data)
     narrow = narrow_measured(data)
     shown = []
     if narrow:
-        fig, (ax, low) = plt.subplots(2, 1, figsize=(10, 9.6))
+        fig, (ax, low) = subplots(2, 1, figsize=(10, 9.6))
     else:
-        fig, ax = plt.subplots(figsize=(10, 5.2))
+        fig, ax = subplots(figsize=(10, 5.2))
     bar_groups(ax, shapes, series(), lambda s: select(data.bench, shape=s, type_="f32"), shown)
     ax.set_xticks(range(len(shapes)), [tick(data, s) for s in shapes])
     ax.set_xlabel("float32 shape (4095 x 4097, 12345 x 6789 and 46341 x 46341: rows off sectors; "
@@ -126,7 +123,6 @@ def draw(data, path):
                        "float16's code)")
         low.legend(fontsize=8, loc="upper center", ncol=5)
         low.set_title("Bytes and halves on misaligned rows: scalar kernel or shifted vectors")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
 
 

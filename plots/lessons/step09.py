@@ -1,17 +1,16 @@
 """Step 09's figures: in place against out of place by matrix size, batched throughput by
-matrix size, and rectangles in place (RECTANGLES.md) by shape and pass by pass. Drawn by
-plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
+matrix size, and rectangles in place (RECTANGLES.md) by shape and pass by pass.
 
-Rows are bench.csv rows (one per kernel per problem; with several runs of a problem, the median
-over runs, from the slowest to the fastest run). Every figure works with either. The rectangles'
-pass-by-pass panel reads plots/data/profile.csv (gpu__time_duration.sum of the passes of the
-rectangle, ids "rect-passP", named "..., pass P of N: kind") and is left out when it has none.
+The rectangles' pass-by-pass panel reads plots/data/profile.csv (gpu__time_duration.sum of the
+passes of the rectangle, ids "rect-passP", named "..., pass P of N: kind"); without it, it is
+left out.
 """
 
 import re
 from math import gcd
 
-from plotting import error_bars, fmt_bytes, pct_bars, pyplot, save, step_color
+from plotting import error_bars, fmt_bytes, save, step_color, subplots
+from render import metric_column
 from rows import best, select
 
 # The lesson's in-place kernels by id (the lab's variants are not drawn here): label, colour,
@@ -38,9 +37,14 @@ def runs_note(rows):
 
 # -- in place against out of place --------------------------------------------------------------
 
+def squares(data, steps):
+    """The rows of those steps on float32 square matrices, one at a time."""
+    return [r for r in data.bench if r.step in steps and r.type == "f32" and r.batch == 1
+            and r.rows == r.cols]
+
+
 def inplace_rows(data):
-    return [r for r in data.bench if r.step == "step09" and r.type == "f32" and r.batch == 1
-            and r.rows == r.cols and r.ran and r.id in INPLACE]
+    return [r for r in squares(data, ["step09"]) if r.ran and r.id in INPLACE]
 
 
 def out_of_place_rows(data):
@@ -57,19 +61,16 @@ def out_of_place_rows(data):
 
 def cublas_rows(data):
     """cuBLAS geam timed in step 09's own runs, at the same sizes as the in-place kernels."""
-    return [r for r in data.bench if r.step == "step09" and r.type == "f32" and r.batch == 1
-            and r.rows == r.cols and r.is_geam and r.ran]
+    return [r for r in squares(data, ["step09"]) if r.is_geam and r.ran]
 
 
 def inplace_drawn(data):
     sizes = {r.rows for r in inplace_rows(data)}
-    return [r for r in data.bench if r.step in ("step08", "step09") and r.type == "f32"
-            and r.batch == 1 and r.rows == r.cols and r.rows in sizes]
+    return [r for r in squares(data, ["step08", "step09"]) if r.rows in sizes]
 
 
 def draw_inplace(data, path):
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(10, 5.6))
+    fig, ax = subplots(figsize=(10, 5.6))
     series = [(f"step 09 {label}, in place", color, marker,
                [r for r in inplace_rows(data) if r.id == kid])
               for kid, (label, color, marker) in INPLACE.items()]
@@ -86,11 +87,11 @@ def draw_inplace(data, path):
         aligned = sorted((r for r in rows if r.rows % 8 == 0), key=lambda r: r.rows)
         odd = [r for r in rows if r.rows % 8 != 0]
         ax.errorbar([r.rows for r in aligned], [r.pct_copy for r in aligned],
-                    yerr=pct_bars(aligned), color=color, marker=marker,
+                    yerr=error_bars(aligned, "pct_copy"), color=color, marker=marker,
                     markersize=5, capsize=2, label=label)
         if odd:
             ax.errorbar([r.rows for r in odd], [r.pct_copy for r in odd],
-                        yerr=pct_bars(odd), color=color, marker=marker,
+                        yerr=error_bars(odd, "pct_copy"), color=color, marker=marker,
                         markersize=7, capsize=2, linestyle="none", markerfacecolor="none")
         sizes |= {r.rows for r in rows}
     ax.axhline(100, color="black", linestyle="--", linewidth=1.2, label="copy ceiling (100%)")
@@ -109,7 +110,6 @@ def draw_inplace(data, path):
     ax.set_ylabel("% of the copy ceiling of the same run")
     ax.set_title("In place against out of place, float32 squares (" + runs_note(shown) + ")")
     ax.legend(fontsize=8, loc="lower left")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
 
 
@@ -143,9 +143,8 @@ def slot_count(data, problem):
 
 
 def draw_batched(data, path):
-    plt = pyplot()
     problems = batch_problems(data)
-    fig, ax = plt.subplots(figsize=(11, 5.8))
+    fig, ax = subplots(figsize=(11, 5.8))
     shown, labelled = [], set()
     top = max([r.gbps for r in data.bench if r.step == "step09" and r.batch > 1 and r.ran] + [1])
     # One slot per kernel of a problem and one for cuBLAS, as wide as the fullest group allows.
@@ -192,7 +191,6 @@ def draw_batched(data, path):
     ax.set_ylabel("bandwidth, GB/s (2 x bytes of the batch / median time)")
     ax.set_title("Many matrices in one launch (" + runs_note(shown) + ")")
     ax.legend(fontsize=8, loc="upper left", ncol=3)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
 
 
@@ -231,7 +229,7 @@ def pass_times(data):
     found = {}
     for p in pass_rows(data):
         try:
-            us = float(p["value"]) * {"msecond": 1e3, "nsecond": 1e-3}.get(p.get("unit"), 1)
+            us = float(p["value"]) * metric_column(TIME, p.get("unit"))[1]
             key = (p["type"], int(p["rows"]), int(p["cols"]))
         except (KeyError, ValueError):
             continue
@@ -251,7 +249,8 @@ def draw_shapes_panel(ax, rows):
             low, high = PREDICTED[n]
             ax.bar(x, high - low, 0.8, bottom=low, color="0.85", edgecolor="0.6", hatch="//",
                    linewidth=0.5, label=None if x else "predicted before any run")
-    ax.bar(xs, [r.pct_copy for r in rows], 0.6, color=colors, yerr=pct_bars(rows), capsize=2)
+    ax.bar(xs, [r.pct_copy for r in rows], 0.6, color=colors, yerr=error_bars(rows, "pct_copy"),
+           capsize=2)
     for x, r in zip(xs, rows):
         ax.annotate(f"{r.pct_copy:.1f}%", (x, r.pct_copy), textcoords="offset points",
                     xytext=(0, 2), ha="center", va="bottom", fontsize=8)
@@ -309,18 +308,16 @@ def rectangles_drawn(data):
 
 
 def draw_rectangles(data, path):
-    plt = pyplot()
     rows = rect_rows(data)
     times = pass_times(data)
     if times:
-        fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5.4),
-                                          gridspec_kw={"width_ratios": [3, 2]})
+        fig, (left, right) = subplots(1, 2, figsize=(13, 5.4),
+                                      gridspec_kw={"width_ratios": [3, 2]})
     else:
-        fig, left = plt.subplots(figsize=(10, 5.4))
+        fig, left = subplots(figsize=(10, 5.4))
     draw_shapes_panel(left, rows)
     shown = list(rows) + (draw_passes_panel(right, data, times) if times else [])
     fig.suptitle("A rectangle in place: by shape, and pass by pass")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save(fig, path, shown)
 
 

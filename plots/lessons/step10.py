@@ -4,11 +4,9 @@ placement and pipeline, and PyTorch's fastest program (against the all-to-all of
 the same problem). A tick marks the bound on the same scale. Whiskers: the slowest to the fastest
 run. Each figure's rows are those of the device that measured step 10 on that many GPUs (its
 marker says which).
-
-Drawn by plots/make_plots.py through plots/figures.py (see plots/lessons/README.md).
 """
 
-from plotting import pyplot, save, step_color
+from plotting import save, step_color, subplots
 from rows import select
 
 PROBLEMS = [("f32", (32768, 32768), "float32\n32768²"), ("f32", (65536, 16384), "float32\n65536 x 16384"),
@@ -32,11 +30,7 @@ def one(data, step, kid, type_, shape):
 
 def panel_data(data, g):
     """The data of the device that measured step 10 on g GPUs (the page's device first)."""
-    devices = sorted({r.device for r in data.all_bench
-                      if r.step.startswith("step10") and r.id == f"a2a-{g}gpus"})
-    if not devices or data.device in devices:
-        return data
-    return data.on(devices[0])
+    return data.where("step10").where("step10", "step10-lab", kid=f"a2a-{g}gpus")
 
 
 def picked(data, g, type_, shape):
@@ -56,7 +50,7 @@ def picked(data, g, type_, shape):
 
 
 def rows_drawn(data, g):
-    here = panel_data(data.where("step10"), g)
+    here = panel_data(data, g)
     out = []
     for type_, shape, _ in PROBLEMS:
         a2a, rows = picked(here, g, type_, shape)
@@ -66,9 +60,8 @@ def rows_drawn(data, g):
 
 
 def draw(data, path, g):
-    here = panel_data(data.where("step10"), g)
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(8, 5))
+    here = panel_data(data, g)
+    fig, ax = subplots(figsize=(8, 5))
     shown = []
     width = 0.8 / len(METHODS)
     ticks = []
@@ -98,8 +91,7 @@ def draw(data, path, g):
     ax.set_ylabel("% of NCCL's all-to-all of the same bytes (higher is faster)")
     ax.legend(fontsize=8, loc="upper right", ncol=2)
     ax.set_title(f"Step 10 on {g} GPUs: each way against the all-to-all and the bound")
-    fig.tight_layout()
-    save(fig, path, shown)
+    save(fig, path, shown, rect=None)
 
 
 def figures(data):

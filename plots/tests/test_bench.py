@@ -57,7 +57,7 @@ STEP02 = """\
 
 
 def args_for(**kw):
-    base = dict(runs=3, peers_runs=3, verify_every_run=False, reps=None, warmup=None)
+    base = dict(runs=3, verify_every_run=False, reps=None, warmup=None)
     base.update(kw)
     return argparse.Namespace(**base)
 
@@ -182,8 +182,8 @@ class Sweep(unittest.TestCase):
         (self.build / "bin" / "step02").write_text(FAKE)
         (self.build / "bin" / "step02").chmod(0o755)
         self.out = self.repo.root / "plots" / "data" / "bench.csv"
-        saved, bench.cuda_device = bench.cuda_device, lambda why: True
-        self.addCleanup(setattr, bench, "cuda_device", saved)
+        saved, bench.cuda_devices = bench.cuda_devices, lambda why: 1
+        self.addCleanup(setattr, bench, "cuda_devices", saved)
 
     def main(self, *extra):
         with contextlib.redirect_stdout(io.StringIO()) as said:
