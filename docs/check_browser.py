@@ -2,10 +2,10 @@
 """The docs site as a browser shows it: each page of the course rendered in headless Chromium.
 
     python3 docs/check_browser.py HTML_DIR       the course's pages of the built site
-                                                 (build_docs.sh runs it after check_html.py)
+                                                 (build_docs.sh runs it after site.py)
     python3 docs/check_browser.py --self-test    the rules on planted pages, one page each
 
-check_html.py reads the HTML that Doxygen wrote; a browser reads it again, mends what is not
+site.py checks the HTML that Doxygen wrote (its links and its text); a browser reads it again, mends what is not
 valid HTML its own way and lays it out, and that is what the learner sees. So this reads the
 DOM after the page has loaded, its scripts run and its figures decoded, in a 1280 x 900 window,
 and fails on:
@@ -13,9 +13,7 @@ and fails on:
     its summary (a hint that opens to nothing, a toggle named "Details");
   - a picture (<img>) wider than the text column (a figure cut at the window's edge);
   - a heading out of order: a level skipped on the way down (an h3 right after an h1, an h2
-    before any h1, below the page title), or a heading as large as the page title or larger;
-  - raw Markdown or Doxygen markup in the text the page shows, every hint opened and code aside
-    (check_html.py's rules, on the rendered text).
+    before any h1, below the page title), or a heading as large as the page title or larger.
 The pages checked are those the course writes (every .md: lessons, labs, exercises, the
 instructors' page, the plots' pages), about 40: not Doxygen's reference of common/ and its
 source listings, which hold no page of the course and would take ten times as long.
@@ -36,16 +34,14 @@ import sys
 import tempfile
 import threading
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from check_html import check_text  # noqa: E402  (the rules on the text, shared)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 SKIP = 77
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 DRIVER = "/__course_check__.html"
 
 # Runs in the driver page once every iframe (a page of the site, 1280 x 900) has loaded: the
-# findings of each page and its visible text, as JSON in <pre id="course-check">.
+# findings of each page, as JSON in <pre id="course-check">.
 RULES_JS = r"""
 function meaningful(node) {
   return node.nodeType === 1 || (node.nodeType === 3 && node.data.trim() !== "");
@@ -56,7 +52,7 @@ function label(el) {
 function checkPage(doc, win) {
   const found = [];
   const contents = doc.querySelector("div.contents");
-  if (!contents) return {found: [["page without content", "no div.contents"]], text: ""};
+  if (!contents) return [["page without content", "no div.contents"]];
   for (const d of contents.querySelectorAll("details")) {
     const nodes = Array.from(d.childNodes).filter(meaningful);
     const summary = d.querySelector(":scope > summary");
@@ -97,14 +93,7 @@ function checkPage(doc, win) {
     found.push(["heading as large as the page title", large[0] + ", the title " + titleSize +
                 " px" + (large.length > 1 ? " (and " + (large.length - 1) + " more)" : "")]);
   }
-  // The text a reader can open: every hint open, code hidden (check_html's rules skip code).
-  for (const d of contents.querySelectorAll("details")) d.open = true;
-  const hide = doc.createElement("style");
-  hide.textContent = "pre, code, tt, kbd, samp, div.fragment { visibility: hidden !important; }";
-  doc.head.appendChild(hide);
-  const header = doc.querySelector("div.header");
-  const text = (header ? header.innerText + "\n" : "") + contents.innerText;
-  return {found: found, text: text};
+  return found;
 }
 function runChecks() {
   const results = {};
@@ -113,7 +102,7 @@ function runChecks() {
     try {
       results[page] = checkPage(frame.contentDocument, frame.contentWindow);
     } catch (e) {
-      results[page] = {found: [["page not checked", String(e)]], text: ""};
+      results[page] = [["page not checked", String(e)]];
     }
   }
   document.getElementById("course-check").textContent = JSON.stringify(results);
@@ -173,7 +162,7 @@ def serve(html_dir, pages):
 
 
 def render(browser, html_dir, pages):
-    """{page: {"found": [[what, where]], "text": visible text}} of @p pages, from Chromium's DOM."""
+    """{page: [[what, where]]} of @p pages, from Chromium's DOM."""
     server = serve(html_dir, pages)
     try:
         with tempfile.TemporaryDirectory() as profile:
@@ -202,11 +191,8 @@ def render(browser, html_dir, pages):
 def check(browser, html_dir, pages):
     """[(page, what, where)] over @p pages of @p html_dir."""
     problems = []
-    for page, result in sorted(render(browser, html_dir, pages).items()):
-        for what, where in result["found"]:
-            problems.append((page, what, where))
-        for what, context in check_text(result["text"]):
-            problems.append((page, "in the rendered text, " + what, " ".join(context.split())))
+    for page, found in sorted(render(browser, html_dir, pages).items()):
+        problems += [(page, what, where) for what, where in found]
     return problems
 
 
@@ -247,21 +233,11 @@ PLANTED = {
     "heading_large.html": (
         "h1 { font-size: 32px; }", "<h1>The idea</h1><p>Text.</p>",
         ["heading as large as the page title"]),
-    "raw_markup.html": (
-        "", "<h1>The idea</h1><p>See **<code>make test</code>** and "
-            "@ref steps_02_tiled_readme for it.</p>",
-        ["in the rendered text, raw Markdown bold (**)",
-         "in the rendered text, raw Doxygen command"]),
-    "raw_in_hint.html": (
-        "", "<h1>Hints</h1><details><summary>Hint 1</summary><p>Read [the lesson]"
-            "(steps_02.html).</p></details>",
-        ["in the rendered text, raw Markdown link"]),
     "fine.html": (
         "div.image img { max-width: 100%; height: auto; }",
-        '<p>Intro.</p><h1>The idea</h1><h2>In short</h2><p>Text, <code>**argv</code> and '
-        '<code>@ref</code> in code.</p><h1>The figure</h1><div class="image"><a href="wide.svg">'
+        '<p>Intro.</p><h1>The idea</h1><h2>In short</h2><p>Text.</p><h1>The figure</h1><div class="image"><a href="wide.svg">'
         '<img src="wide.svg" alt="a wide figure"/></a></div><details><summary>Hint 1: the grid'
-        '</summary><p>Blocks go along each row.</p><pre>x = [a](b)</pre></details>', []),
+        '</summary><p>Blocks go along each row.</p></details>', []),
 }
 
 
@@ -311,7 +287,7 @@ def main():
                                                                os.path.basename(browser)))
         return 1
     print("docs: %d pages rendered by %s: every hint folds as one toggle, every figure fits its "
-          "column, headings in order, no raw markup" % (len(pages), os.path.basename(browser)))
+          "column, headings in order" % (len(pages), os.path.basename(browser)))
     return 0
 
 

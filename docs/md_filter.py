@@ -23,7 +23,7 @@ A link that leads nowhere is left as it is, so that the link check of the built 
 --check) names it.
 
 Three Markdown constructs that Doxygen prints raw are written another way (the site's check,
-check_html.py, finds them if one gets through):
+site.py, finds them if one gets through):
   - a link to a page whose text is code, [`../solutions/`](...): a \\ref prints the backticks, so
     the link becomes a plain URL to the page's HTML file, which Doxygen renders as code;
   - bold around code, **`make test`**: <b>...</b> instead;
