@@ -26,7 +26,6 @@ set(TRANSPOSE_STEP10_WINDOWS_LEFT_OUT "")
 if(TRANSPOSE_NCCL)
   # PyPI's nvidia-nccl-cu13 installs nvidia/nccl/{include,lib} (lib holds libnccl.so.2 only).
   set(_pip_nccl ${TRANSPOSE_PIP_DIR}/nvidia/nccl)
-  find_package(Python3 COMPONENTS Interpreter QUIET)
   if(Python3_Interpreter_FOUND)
     execute_process(
       COMMAND ${Python3_EXECUTABLE} -c "import nvidia.nccl as n; print(list(n.__path__)[0])"
