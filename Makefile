@@ -1,13 +1,4 @@
-# The front door of the course. `make help` lists every target.
-#
-#   make step05 && ./step05      build one lesson and run it from the repository root
-#   make test                    build the course and run its tests (GPU tests skip without a GPU)
-#   make test-labs               build the labs (steps/NN_name/lab/) and run their tests
-#   make ex01                    build exercise 01 as you wrote it and run its tests
-#   make deps                    install the optional tools (matplotlib, Doxygen, bubblewrap,
-#                                Open MPI and NCCL) and configure the build folder again
-#   make ARCH=80 step01          compile for another GPU architecture, for this command only
-#                                (default: the visible GPU, or 90 when none is visible)
+# The front door of the course. `make help` lists every target and variable.
 
 BUILD ?= build
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
@@ -194,11 +185,7 @@ deps:
 clean:
 	rm -rf $(BUILD) build-grade $(STEP_BINS) $(LAB_BINS) $(TOOL_BINS)
 
-# Every GPU check of the course on this machine's GPUs at once, one part per GPU at a time: the
-# build, then the GPU and lab tests, the sanitizers, the grader's GPU self-test and step 10 on 2
-# GPUs (the quick set); FULL=1 adds the benchmarks, the profiles, the grader's acceptance and
-# step 10 on 4 GPUs. PARTS=bench-08,tests-* (names or patterns), STEP=NN, LAB=1 select; BUDGET
-# (seconds) bounds the whole. The parts come from the steps' facts (scripts/gpu_check.py).
+# The parts, the plan and the options: scripts/gpu_check.py's docstring.
 .PHONY: gpu-check
 gpu-check:
 	@python3 scripts/gpu_check.py --build $(BUILD) --arch $(ARCH) $(if $(FULL),--full) \
