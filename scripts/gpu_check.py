@@ -141,12 +141,18 @@ def course_parts(root=ROOT):
     grader = root / "exercises" / "grader" / "check.toml"
     if grader.exists():
         parts += parts_of(read_toml(grader).get("check", []), "exercises/grader/check.toml")
+    return after_build(parts)
+
+
+def after_build(parts):
+    """@p parts (the build first), each other one after the build; names unique, and each name
+    that `after` gives a part's."""
     names = [p.name for p in parts]
+    for p in parts[1:]:
+        p.after = ["build"] + p.after
     for p in parts:
         if names.count(p.name) > 1:
             raise FactsError(f"two parts are named {p.name}")
-        if p.name != "build":
-            p.after = ["build"] + p.after
         for a in p.after:
             if a not in names:
                 raise FactsError(f"{p.name}: after: no part is named {a}")
@@ -193,22 +199,23 @@ def schedule(parts, ngpus, budget, start, wait, now):
         progressed = False
         for p in list(pending):
             done = [result.get(a, (None,))[0] for a in p.after]
-            if any(d is not None and d != "passed" for d in done):
-                result[p.name] = (f"skipped: {p.after[[d != 'passed' for d in done].index(True)]}"
-                                  " did not pass", now(), now(), [])
-            elif p.need(ngpus) > ngpus:
-                n = p.need(ngpus)
-                why = f"skipped: needs {n} GPU{'s' if n > 1 else ''}, {ngpus} here"
-                result[p.name] = (why, now(), now(), [])
+            n = p.need(ngpus)
+            failed = [a for a, d in zip(p.after, done) if d not in (None, "passed")]
+            if failed:
+                skip = f"{failed[0]} did not pass"
+            elif n > ngpus:
+                skip = f"needs {n} GPU{'s' if n > 1 else ''}, {ngpus} here"
             elif now() + p.seconds > budget:
-                result[p.name] = (f"skipped: its estimate ({p.seconds:.0f} s) would pass the "
-                                  f"budget ({budget:.0f} s)", now(), now(), [])
-            elif None in done or p.need(ngpus) > len(free):
+                skip = f"its estimate ({p.seconds:.0f} s) would pass the budget ({budget:.0f} s)"
+            elif None in done or n > len(free):
                 continue
             else:
-                gpus, free[:] = free[:p.need(ngpus)], free[p.need(ngpus):]
+                skip = None
+                gpus, free[:] = free[:n], free[n:]
                 running[p.name] = (gpus, now())
                 start(p, gpus, min(p.limit, budget - now()))
+            if skip:
+                result[p.name] = ("skipped: " + skip, now(), now(), [])
             pending.remove(p)
             progressed = True
         if not running and not progressed:  # only parts that wait for each other are left
@@ -384,7 +391,6 @@ def fmt_plan(result, parts, gpus):
 
 
 def summarize(result, parts, gpus, out, elapsed, make_args):
-    by = {p.name: p for p in parts}
     rows, lines = [], []
     device = gpus[0][1] if gpus else "no GPU"
     lines.append(f"gpu-check: {len(gpus)} x {device}, {elapsed:.0f} s")
@@ -478,10 +484,8 @@ def main(argv=None):
         return merge(args.merge)
     try:
         if args.facts:
-            parts = [Part("build", "true", gpus=0, seconds=0)]
-            parts += parts_of(read_toml(args.facts).get("check", []), str(args.facts))
-            for p in parts[1:]:
-                p.after = ["build"] + p.after
+            parts = after_build([Part("build", "true", gpus=0, seconds=0)] +
+                                parts_of(read_toml(args.facts).get("check", []), str(args.facts)))
         else:
             parts = course_parts()
     except FactsError as e:
@@ -554,8 +558,7 @@ def self_test():
     parts = [Part("build", "", 0, 10), Part("a", "", 1, 100), Part("b", "", 1, 80),
              Part("c", "", 2, 50), Part("d", "", "all", 30), Part("e", "", 1, 1000),
              Part("f", "", 8, 10), Part("g", "", 1, 40), Part("h", "", 1, 20, after=["g"])]
-    for p in parts[1:]:
-        p.after = ["build"] + p.after
+    after_build(parts)
     plan = simulate(parts, 4, 300)
     check(not overlaps(plan), f"the plan puts two parts on one GPU at once: {overlaps(plan)}")
     check(plan["e"][0].startswith("skipped: its estimate"), f"e not skipped: {plan['e']}")
