@@ -40,6 +40,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "plots"))
+from bench import write_csv  # noqa: E402
 from facts import Course, FactsError, parse_shape  # noqa: E402
 
 METRICS = [
@@ -84,8 +85,7 @@ def number(text):
 
 def launches(text, wanted):
     """[(kernel name, {metric: (value, unit)})], one per profiled launch in order, from ncu's
-    `--csv --page raw` output: wide (one column per metric, a row of units, a row per launch) or
-    long (one row per metric)."""
+    `--csv --page raw` output (one column per metric, a row of units, a row per launch)."""
     lines = text.splitlines()
     start = next((k for k, line in enumerate(lines) if line.startswith('"ID"')), None)
     if start is None:
@@ -93,27 +93,18 @@ def launches(text, wanted):
     table = [r for r in csv.reader(lines[start:]) if r]
     names = table[0]
     col = {n: k for k, n in enumerate(names)}
-    name_col = col.get("Kernel Name")
+    name_col = names.index("Kernel Name") if "Kernel Name" in names else None
+    units = table[1] if len(table) > 1 and not table[1][0].strip().isdigit() else []
     found = {}
-    if "Metric Name" in col:  # long format
-        for r in table[1:]:
-            if r[0].strip().isdigit() and r[col["Metric Name"]] in wanted:
-                kernel = r[name_col] if name_col is not None else ""
-                entry = found.setdefault(int(r[0]), (kernel, {}))
-                value = number(r[col["Metric Value"]])
-                if value is not None:
-                    entry[1][r[col["Metric Name"]]] = (value, r[col["Metric Unit"]])
-    else:  # wide format
-        units = table[1] if len(table) > 1 and not table[1][0].strip().isdigit() else []
-        for r in table[1:]:
-            if not r[0].strip().isdigit():
-                continue
-            values = {}
-            for k, n in enumerate(names):
-                value = number(r[k]) if n in wanted and k < len(r) else None
-                if value is not None:
-                    values[n] = (value, units[k] if k < len(units) else "")
-            found[int(r[0])] = (r[name_col] if name_col is not None else "", values)
+    for r in table[1:]:
+        if not r[0].strip().isdigit():
+            continue
+        values = {}
+        for k, n in enumerate(names):
+            value = number(r[k]) if n in wanted and k < len(r) else None
+            if value is not None:
+                values[n] = (value, units[k] if k < len(units) else "")
+        found[int(r[0])] = (r[name_col] if name_col is not None else "", values)
     return [found[k] for k in sorted(found)]
 
 
@@ -176,13 +167,7 @@ def replace_rows(path, new_rows, step, problem, ids):
                 mine = ids is None or re.sub(r"-pass\d+$", "", r.get("id", "")) in ids
                 if not (same and mine):
                     kept.append([r.get(h, "") for h in HEADER])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(HEADER)
-        w.writerows(kept + new_rows)
-    os.replace(tmp, path)
+    write_csv(path, HEADER, kept + new_rows)
 
 
 def merge(path, out):
