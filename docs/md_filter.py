@@ -19,8 +19,8 @@ as they are. The site is flat, so this rewrites each link to where the site has 
     doxygen finds an image only by a path that ends its real path under IMAGE_PATH; a link to a
     picture -> src/<path>, a copy of it (site.py).
 
-A link that leads nowhere is left as it is, so that the link check of the built site (site.py
---check) names it.
+A link that leads nowhere is left as it is, so that the link check of the built site (site.py)
+names it.
 
 Three Markdown constructs that Doxygen prints raw are written another way (the site's check,
 site.py, finds them if one gets through):

@@ -3,7 +3,6 @@
 page as HTML (what needs a browser to see is check_browser.py's).
 
     python3 docs/site.py HTML_DIR             write the copies, then check every page
-    python3 docs/site.py HTML_DIR --check     check only
     python3 docs/site.py --self-test          the checks on planted pages (a CPU test, no doxygen)
 
 1. A lesson links the files it talks about (transpose.cuh, main.cu, step.toml, bench.py, a
@@ -19,18 +18,12 @@ page as HTML (what needs a browser to see is check_browser.py's).
 3. The links: every href and src of every page of HTML_DIR that is not on the web (http:,
    https:, mailto:) or a script must name a file of the site that exists (a file: or other
    scheme never does), and an #anchor must be an id or name in that file.
-4. The text a learner reads (code blocks and inline code aside; the copies under src/ aside):
-     - a raw Doxygen command: `@section name Title`, `@image html x.png`, `\\ref label`, ... (a
-       heading or a figure that Doxygen printed as text instead of rendering);
-     - a number glued to the next word: `4.1times`, `0.3points`, `16,352,822to` (a line break
-       lost after a marker), where shapes (`8192x8192`), units (`50MB`, `1e9`), ordinals and
-       hex stay allowed;
-     - raw Markdown: `**` that did not turn bold (`**` around a code span), a backtick (a code
-       span Doxygen broke, as a `'` before its closing backtick does, or a code span in a
-       link's text), a link left as `[text](target)`;
-     - an option's `--` turned into an en dash (`–rows`), the text glued to the dash;
-   and in code, an en dash (a command that would not copy as typed); and a figure (<img>)
-   without alt text.
+4. The text a learner reads (code and the copies under src/ aside): what Doxygen printed raw
+   instead of rendering it (a Doxygen command such as `@section` or `\\ref`, Markdown such as
+   `**` around code or a `[text](target)` link, an option's `--` turned into an en dash), a
+   number glued to the next word (`4.1times`: a line break lost after a marker); in code, an
+   en dash (a command that would not copy as typed); and a figure without alt text. The rules
+   are MARKDOWN, CODE_MARKDOWN, RAW and GLUED below, each finding named as it is printed.
 Each finding is printed with its page; the exit code is 1 when there is one.
 """
 
@@ -41,8 +34,7 @@ import shutil
 import sys
 from html.parser import HTMLParser
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SKIP_DIRS = re.compile(r"^(build.*|\..*|__pycache__|node_modules)$")
+from md_filter import ROOT, SKIP_DIRS  # the course's root, and the folders that are no page's
 # The web, and Doxygen's own scripts (javascript:void(0)): not checked here.
 EXTERNAL = re.compile(r"^(https?:|mailto:|javascript:|//)", re.I)
 SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)  # any other (file:line, ...): broken
@@ -424,13 +416,12 @@ def self_test():
 def main():
     if sys.argv[1:] == ["--self-test"]:
         return self_test()
-    if len(sys.argv) not in (2, 3) or (len(sys.argv) == 3 and sys.argv[2] != "--check"):
+    if len(sys.argv) != 2:
         sys.exit(__doc__)
     html_dir = sys.argv[1]
-    if len(sys.argv) == 2:
-        n = write_sources(html_dir)
-        print("docs: %d browsable copies of files and folders in %s/src" % (n, html_dir))
-        print("docs: %d figures given their caption as alt text" % alt_texts(html_dir))
+    n = write_sources(html_dir)
+    print("docs: %d browsable copies of files and folders in %s/src" % (n, html_dir))
+    print("docs: %d figures given their caption as alt text" % alt_texts(html_dir))
     broken, artifacts = check(html_dir)
     for page, link, why in broken:
         print("docs: broken link in %s: %s (%s)" % (os.path.relpath(page, html_dir), link, why))
