@@ -27,7 +27,6 @@ Exit code: 0 when every part that ran passed, 1 when one failed, 2 a bad argumen
 """
 
 import argparse
-import csv
 import fnmatch
 import json
 import os
@@ -42,6 +41,8 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "plots"))
+from rows import read_csv  # noqa: E402  (the course's reader of its CSV rows)
 # Never NVLink multicast (NVLS): on a shared host it can put every GPU out of service.
 SAFE_ENV = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
             "NVSHMEM_DISABLE_NVLS": "1", "OMPI_ALLOW_RUN_AS_ROOT": "1",
@@ -251,7 +252,7 @@ class Runner:
     def __init__(self, gpus, out, fields, log=print):
         self.gpus, self.out, self.fields, self.log = gpus, out, fields, log
         self.t0 = time.monotonic()
-        self.procs = {}  # name -> (Popen, part, deadline)
+        self.procs = {}  # name -> (Popen, part, deadline, the limit as the summary says it)
 
     def now(self):
         return time.monotonic() - self.t0
@@ -267,13 +268,12 @@ class Runner:
                       jobs=str(max(2, int(self.fields["cores"]) // max(1, len(self.gpus)))))
         command = part.command.format(**fields)
         where = ", ".join(f"GPU {i}" for i in gpus) or "no GPU"
-        with open(folder / "log.txt", "w") as f:
-            f.write(f"# {part.name}: {command}\n# on {where} {uuids}, limit {limit:.0f} s\n")
-        log = open(folder / "log.txt", "a")
-        proc = subprocess.Popen(["bash", "-c", command], cwd=self.fields["root"], env=env,
-                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
-        log.close()
+        with open(folder / "log.txt", "w") as log:
+            log.write(f"# {part.name}: {command}\n# on {where} {uuids}, limit {limit:.0f} s\n")
+            log.flush()
+            proc = subprocess.Popen(["bash", "-c", command], cwd=self.fields["root"], env=env,
+                                    stdout=log, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
         self.procs[part.name] = (proc, part, self.now() + limit,
                                  f"{limit:.0f} s" + (", the budget's end" if limit < part.limit
                                                      else ""))
@@ -298,13 +298,9 @@ class Runner:
                 rc = proc.poll()
                 if rc is None and self.now() < deadline:
                     continue
-                if rc is None:
-                    self.kill(proc)
-                    status = f"FAILED: time limit ({limit})"
-                else:
-                    # A part's leftovers (a server it started) go with it.
-                    self.kill(proc)
-                    status = "passed" if rc == 0 else f"FAILED: exit {rc}"
+                self.kill(proc)  # past its limit; or its leftovers (a server it started)
+                status = (f"FAILED: time limit ({limit})" if rc is None else
+                          "passed" if rc == 0 else f"FAILED: exit {rc}")
                 del self.procs[name]
                 self.log(f"[{self.now():4.0f} s] end   {name}: {status}")
                 return part, status
@@ -336,7 +332,7 @@ def key_numbers(folder):
     if m:
         notes.append(m[-1])
     for csv_path in sorted(folder.glob("*.csv")):
-        rows = csv_rows(csv_path)
+        rows = read_csv(csv_path)
         pct = [float(r["pct_copy"]) for r in rows if r.get("pct_copy") not in (None, "", "-")]
         if pct:
             notes.append(f"{csv_path.name}: {len(rows)} rows, % of copy {min(pct):.1f}-"
@@ -350,14 +346,6 @@ def key_numbers(folder):
         elif re.match(r"\s*step10(-lab)?'s best, ", line):
             notes.append(f"{problem}: {line.strip()}")
     return "; ".join(notes)
-
-
-def csv_rows(path):
-    try:
-        with open(path, newline="") as f:
-            return list(csv.DictReader(f))
-    except (OSError, csv.Error):
-        return []
 
 
 def visible_gpus():
