@@ -12,14 +12,10 @@ For each problem, from the repository root:
   1. runs ./stepNN once (one repetition, no verification) with --csv, to learn its kernels (id,
      name; the refused ones are skipped) and the device, driver and date;
   2. for each kernel, runs ncu on `./stepNN ... --only ID` and profiles its first launch (the
-     harness's copies and cuBLAS are filtered out). In a group with `passes = true` the kernel
-     is one call made of several launches (step 09's rectangle): every launch of the first call
-     is a row of its own, id "ID-passP", name "NAME, pass P of N: function". The binary makes
-     two calls (the verification run and one timed repetition), so the first N of the 2N
-     launches profiled are one transpose;
+     harness's copies and cuBLAS are filtered out); in a group with `passes = true`, each launch
+     of its first call, a row of its own (kernel_rows);
   3. converts ncu's raw CSV into rows `step,id,kernel,type,rows,cols,metric,value,unit,device,
-     driver,date` and replaces the step's earlier rows of that problem (of those kernels when
-     --ids or the group's ids narrow them) in --out; other rows are kept.
+     driver,date` that replace the step's earlier rows of that problem in --out (replace_rows).
 The metrics are METRICS below, or a group's `metrics`. ncu runs with --clock-control none (it
 never changes the GPU's clocks) and flushes the caches before each profiled kernel: DRAM bytes
 are cold-cache numbers.
@@ -138,8 +134,10 @@ def rows_of(values, step, kid, kernel, run):
 
 
 def kernel_rows(step, kid, name, found, run, passes):
-    """The rows of one profiled kernel: its first launch, or with `passes` each launch of its
-    first call (the first half of the launches: the binary calls it twice)."""
+    """The rows of one profiled kernel: its first launch, or with `passes` (a kernel that is one
+    call of several launches: step 09's rectangle) each launch of its first call, id "ID-passP",
+    name "NAME, pass P of N: function". The binary calls it twice (the verification run and one
+    timed repetition), so the first half of the launches are one transpose."""
     if not found:
         raise ProfileError(f"ncu profiled no launch of '{name}'", 3)
     if not passes:
