@@ -26,10 +26,7 @@ else
   CONFIGURED := configure
 endif
 
-# ctest, its whole output in $(BUILD)/Testing/ctest.log; on the terminal a line per part of the
-# course and per failure, then one last line: how many GPU tests ran and were skipped and why,
-# and the same for the CPU tests (docs and plots skip without Doxygen or matplotlib,
-# step10_mpirun without MPI). The exit code is ctest's.
+# ctest, its output summed up by scripts/test_summary.py (its docstring says how); ctest's exit code.
 define run_ctest
 	@if command -v python3 >/dev/null; then \
 	  python3 scripts/test_summary.py --run $(BUILD) -- --output-on-failure -j $(JOBS) $(1); \
@@ -107,8 +104,7 @@ $(EX_TARGETS): $(CONFIGURED)
 all: $(CONFIGURED)
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The labs (steps/NN_name/lab/: the variants tried and not taught) are built apart: a learner
-# following the lessons does not need them, and they are about a third of the compile time.
+# The labs are built apart (cmake/course.cmake, transpose_lab_target, says why).
 labs: $(CONFIGURED)
 	cmake --build $(BUILD) --target labs -j $(JOBS)
 

@@ -1,12 +1,8 @@
-# NCCL and MPI, for step 10 (the transpose across GPUs). Included by the top CMakeLists.txt.
-#
-#   TRANSPOSE_NCCL  ON (default): look for NCCL; OFF: build the course without step 10's binaries
-#   TRANSPOSE_MPI   ON (default): look for MPI, for `mpirun -np G ./step10`; OFF, or not found:
-#                   step 10 runs on one machine only (./step10 uses every GPU it sees)
-#
-# NCCL is looked for in NCCL_HOME, the CUDA toolkit (which often ships it), the system, and
-# where `make deps` puts PyPI's nvidia-nccl-cu13 (TRANSPOSE_PIP_DIR, or any Python package
-# nvidia.nccl that python3 imports). Sets:
+# NCCL and MPI, for step 10 (the transpose across GPUs), as the options TRANSPOSE_NCCL and
+# TRANSPOSE_MPI of the top CMakeLists.txt say. NCCL is looked for in NCCL_HOME, the CUDA
+# toolkit (which often ships it), the system, and where `make deps` puts PyPI's
+# nvidia-nccl-cu13 (TRANSPOSE_PIP_DIR, or any Python package nvidia.nccl that python3 imports).
+# Sets:
 #   TRANSPOSE_HAVE_NCCL, TRANSPOSE_HAVE_MPI   ON or OFF
 #   transpose_nccl                           an imported target (headers and library)
 #   TRANSPOSE_STEP10_LEFT_OUT                what was left out and how to get it, one line
