@@ -47,20 +47,19 @@ from rows import read_csv  # noqa: E402  (the course's reader of its CSV rows)
 SAFE_ENV = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
             "NVSHMEM_DISABLE_NVLS": "1", "OMPI_ALLOW_RUN_AS_ROOT": "1",
             "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "PYTHONUNBUFFERED": "1"}
-PART_KEYS = {"name", "what", "command", "gpus", "seconds", "limit", "full", "after",
-             "each", "kind"}
+PART_KEYS = {"name", "what", "command", "gpus", "seconds", "limit", "full", "after", "each"}
 
 
 class Part:
     """One job of the check: a shell command on `gpus` GPUs (0: none; "all": every one)."""
 
     def __init__(self, name, command, gpus=1, seconds=60, limit=None, full=False,
-                 after=(), what="", kind="", step=""):
+                 after=(), what="", step=""):
         self.name, self.command, self.gpus, self.seconds = name, command, gpus, float(seconds)
         # The limit: twice the estimate, and never under a minute more than it.
         self.limit = float(limit) if limit else max(2 * self.seconds, self.seconds + 60)
         self.full, self.after = full, list(after)
-        self.what, self.kind, self.step = what, kind, step
+        self.what, self.step = what, step
 
     def need(self, ngpus):
         return ngpus if self.gpus == "all" else int(self.gpus)
@@ -82,10 +81,9 @@ def parts_of(entries, where, step=""):
             sub = (lambda s: s.replace("{each}", item)) if item else (lambda s: s)
             seconds = e.get("seconds", 60)  # a table: each item's own estimate
             seconds = seconds.get(item, 60) if isinstance(seconds, dict) else seconds
-            out.append(Part(sub(e["name"]), sub(e["command"]), e.get("gpus", 1),
-                            seconds, e.get("limit"),
-                            e.get("full", False), e.get("after", ()), sub(e.get("what", "")),
-                            e.get("kind", ""), step))
+            out.append(Part(sub(e["name"]), sub(e["command"]), e.get("gpus", 1), seconds,
+                            e.get("limit"), e.get("full", False), e.get("after", ()),
+                            sub(e.get("what", "")), step))
     return out
 
 
@@ -112,22 +110,19 @@ def course_parts(root=ROOT):
         lab_facts = read_toml(lab) if lab.exists() else {}
         parts.append(Part(f"tests-{nn}", "ctest --test-dir {build} -L '^gpu$' -R "
                           f"'^step{nn}[._]' -j {{jobs}} --output-on-failure --timeout 600",
-                          gpus, secs.get("tests", 30), what=f"step {nn}'s GPU tests",
-                          kind="tests", step=nn))
+                          gpus, secs.get("tests", 30), what=f"step {nn}'s GPU tests", step=nn))
         if lab.exists():
             # A lab's runs across GPUs (its .gpus. tests) can take many minutes: FULL=1's.
             parts.append(Part(f"labs-{nn}", "ctest --test-dir {build} -L '^lab' -R "
                               f"'^step{nn}-' -E '[.]gpus[.]' -j {{jobs}} --output-on-failure "
                               "--timeout 600",
-                              gpus, secs.get("labs", 60), what=f"step {nn}'s lab tests",
-                              kind="tests", step=nn))
+                              gpus, secs.get("labs", 60), what=f"step {nn}'s lab tests", step=nn))
         if facts.get("sweep") and "bench" not in check.get("own", []):
             steps = nn + (f",{nn}-lab" if lab_facts.get("sweep") else "")
             parts.append(Part(f"bench-{nn}", "python3 plots/bench.py --build {build} --steps "
                               f"{steps} --no-pytorch --out {{out}}/bench.csv --log {{out}}/runs.log",
                               gpus, secs.get("bench", 120), full=True,
-                              what=f"step {nn}'s sweep, 3 runs (bench.csv rows)", kind="bench",
-                              step=nn))
+                              what=f"step {nn}'s sweep, 3 runs (bench.csv rows)", step=nn))
         for which, f in ((nn, facts), (f"{nn}-lab", lab_facts)):
             if f.get("profile"):
                 binary = f"step{which}"
@@ -135,7 +130,7 @@ def course_parts(root=ROOT):
                                   f"--exe {{build}}/bin/{binary} --out {{out}}/profile.csv",
                                   gpus, secs.get("profile" + which[2:], 90),
                                   full=True, what=f"Nsight Compute counters of {binary}",
-                                  kind="profile", step=nn))
+                                  step=nn))
         parts += parts_of(check.get("parts", []), f"{folder.name}/step.toml", nn)
     parts += parts_of(read_toml(root / "steps" / "course.toml").get("check", []),
                       "steps/course.toml")
