@@ -5,10 +5,10 @@
                                                  (build_docs.sh runs it after site.py)
     python3 docs/check_browser.py --self-test    the rules on planted pages, one page each
 
-site.py checks the HTML that Doxygen wrote (its links and its text); a browser reads it again, mends what is not
-valid HTML its own way and lays it out, and that is what the learner sees. So this reads the
-DOM after the page has loaded, its scripts run and its figures decoded, in a 1280 x 900 window,
-and fails on:
+site.py checks the HTML that Doxygen wrote (its links and its text); a browser reads it again,
+mends what is not valid HTML its own way and lays it out, and that is what the learner sees.
+So this reads the DOM after the page has loaded, its scripts run and its figures decoded, in a
+1280 x 900 window, and fails on:
   - a folded block, <details>, whose <summary> is not its first child, or with nothing after
     its summary (a hint that opens to nothing, a toggle named "Details");
   - a picture (<img>) wider than the text column (a figure cut at the window's edge);
@@ -19,8 +19,9 @@ instructors' page, the plots' pages), about 40: not Doxygen's reference of commo
 source listings, which hold no page of the course and would take ten times as long.
 
 Where Chromium is not installed (`make deps` installs it), this says so in one line and exits 77
-(CTest's skip); CHROMIUM=/path/to/chrome names another build of it. Each page is served from a local HTTP server on 127.0.0.1 and loaded in an
-iframe of one page that runs the rules, so one browser start checks the whole site.
+(CTest's skip); CHROMIUM=/path/to/chrome names another build of it. Each page is served from a
+local HTTP server on 127.0.0.1 and loaded in an iframe of one page that runs the rules, so one
+browser start checks the whole site.
 """
 
 import html
@@ -190,10 +191,8 @@ def render(browser, html_dir, pages):
 
 def check(browser, html_dir, pages):
     """[(page, what, where)] over @p pages of @p html_dir."""
-    problems = []
-    for page, found in sorted(render(browser, html_dir, pages).items()):
-        problems += [(page, what, where) for what, where in found]
-    return problems
+    return [(page, what, where) for page, found in sorted(render(browser, html_dir, pages).items())
+            for what, where in found]
 
 
 def course_pages(html_dir):
