@@ -1,10 +1,6 @@
 #!/usr/bin/env python3
 """`make gpu-check`: the whole course checked on a GPU machine, every GPU at once.
 
-    python3 scripts/gpu_check.py [--full] [--parts a,b*] [--step NN] [--labs] [--budget S]
-    python3 scripts/gpu_check.py --list            the parts and the plan, without running
-    python3 scripts/gpu_check.py --merge ARCHIVE   put an archive's CSVs into plots/data
-
 It builds once, then runs the parts over the visible GPUs: one part per GPU at a time (its
 CUDA_VISIBLE_DEVICES names the GPUs by UUID), a part of several GPUs on a set of free GPUs; no
 part, a timed one least of all, shares a GPU with another. Each part has a time limit; a part
@@ -23,7 +19,8 @@ The quick set (the default) is every part not marked `full = true`; --full adds 
 
 Writes OUT (default BUILD/gpu-check): summary.txt (printed last) and summary.json (each part's
 status, seconds, GPUs and key numbers), and gpu-check.tar.gz with every part's log and CSVs.
-Exit code: 0 when every part that ran passed, 1 when one failed, 2 a bad argument.
+Exit code: 0 when every part that ran passed, 1 when one failed, 2 a bad argument. --help lists
+the options.
 """
 
 import argparse

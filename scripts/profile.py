@@ -1,10 +1,6 @@
 #!/usr/bin/env python3
-"""Nsight Compute counters of one step's kernels, as rows of plots/data/profile.csv.
-
-    scripts/profile.py NN [--shapes 8191x4097,...] [--types i8,...] [--ids a,b]
-                                          (make profile STEP=NN [SHAPES=...] [TYPES=...] [IDS=...])
-    scripts/profile.py NN-lab             a step's lab, ./stepNN-lab
-    scripts/profile.py --merge CSV        rows measured elsewhere (make gpu-check) into --out
+"""Nsight Compute counters of one step's kernels, as rows of plots/data/profile.csv
+(`make profile STEP=NN`; --help lists the options).
 
 What it profiles is the [[profile]] groups of the step's facts (steps/NN_name/step.toml, or
 lab/lab.toml): every shape x type of a group, with its args, each kernel (or the group's ids).
