@@ -19,13 +19,12 @@ instructors' page, the plots' pages), about 40: not Doxygen's reference of commo
 source listings, which hold no page of the course and would take ten times as long.
 
 Where Chromium is not installed (`make deps` installs it), this says so in one line and exits 77
-(CTest's skip); CHROMIUM=/path/to/chrome names another build of it. Each page is served from a
-local HTTP server on 127.0.0.1 and loaded in an iframe of one page that runs the rules, so one
-browser start checks the whole site.
+(CTest's skip); CHROMIUM=/path/to/chrome names another build of it. Each page is loaded from
+its file in an iframe of one page that runs the rules, so one browser start checks the whole
+site.
 """
 
 import html
-import http.server
 import json
 import os
 import re
@@ -33,13 +32,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 SKIP = 77
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-DRIVER = "/__course_check__.html"
 
 # Runs in the driver page once every iframe (a page of the site, 1280 x 900) has loaded: the
 # findings of each page, as JSON in <pre id="course-check">.
@@ -134,54 +132,27 @@ def find_browser():
     return None
 
 
-def serve(html_dir, pages):
-    """A server of @p html_dir on 127.0.0.1 (a free port) that also answers DRIVER with the
-    page that loads @p pages and runs the rules; the server, in its own thread."""
-    frames = "\n".join('<iframe data-page="%s" src="/%s"></iframe>'
-                       % (html.escape(p, quote=True), html.escape(p, quote=True)) for p in pages)
-    driver = DRIVER_PAGE.format(frames=frames, script=RULES_JS).encode("utf-8")
-
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, directory=html_dir, **kwargs)
-
-        def do_GET(self):
-            if self.path != DRIVER:
-                return super().do_GET()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(driver)))
-            self.end_headers()
-            self.wfile.write(driver)
-
-        def log_message(self, *args):  # a line per file would bury the findings
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
 def render(browser, html_dir, pages):
     """{page: [[what, where]]} of @p pages, from Chromium's DOM."""
-    server = serve(html_dir, pages)
-    try:
-        with tempfile.TemporaryDirectory() as profile:
-            # --no-sandbox: Chromium refuses to start as root with its sandbox, and containers run
-            # as root; the pages are the course's own. --disable-dev-shm-usage: a container's
-            # /dev/shm (64 MB) is too small for 40 pages of figures. A profile of its own, so that
-            # two checks at once (ctest -j) do not share one. The virtual time budget lets the
-            # pages' scripts and the rules run before the DOM is written out; it passes only while
-            # nothing loads.
-            cmd = [browser, "--headless", "--no-sandbox", "--disable-dev-shm-usage",
-                   "--disable-gpu", "--no-first-run",
-                   "--disable-extensions", "--hide-scrollbars", "--user-data-dir=" + profile,
-                   "--window-size=1280,900", "--virtual-time-budget=20000", "--dump-dom",
-                   "http://127.0.0.1:%d%s" % (server.server_address[1], DRIVER)]
-            run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    finally:
-        server.shutdown()
-        server.server_close()
+    frames = "\n".join('<iframe data-page="%s" src="%s"></iframe>' % (
+        html.escape(p, quote=True), html.escape(Path(html_dir, p).resolve().as_uri(), quote=True))
+        for p in pages)
+    with tempfile.TemporaryDirectory() as tmp:
+        driver = Path(tmp, "course_check.html")
+        driver.write_text(DRIVER_PAGE.format(frames=frames, script=RULES_JS), encoding="utf-8")
+        # --allow-file-access-from-files: the driver page reads the DOM of the pages it loads
+        # (file: pages may not, by default). --no-sandbox: Chromium refuses to start as root
+        # with its sandbox, and containers run as root; the pages are the course's own.
+        # --disable-dev-shm-usage: a container's /dev/shm (64 MB) is too small for 40 pages of
+        # figures. A profile of its own, so that two checks at once (ctest -j) do not share one.
+        # The virtual time budget lets the pages' scripts and the rules run before the DOM is
+        # written out; it passes only while nothing loads.
+        cmd = [browser, "--headless", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+               "--no-first-run", "--disable-extensions", "--hide-scrollbars",
+               "--allow-file-access-from-files", "--user-data-dir=" + str(Path(tmp, "profile")),
+               "--window-size=1280,900", "--virtual-time-budget=20000", "--dump-dom",
+               driver.as_uri()]
+        run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     m = re.search(r'<pre id="course-check">(.*?)</pre>', run.stdout, re.S)
     if run.returncode != 0 or not m or not m.group(1).strip():
         err = (run.stderr.strip().splitlines() or ["no output"])[-1]
