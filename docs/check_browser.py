@@ -205,9 +205,10 @@ PLANTED = {
         ["heading as large as the page title"]),
     "fine.html": (
         "div.image img { max-width: 100%; height: auto; }",
-        '<p>Intro.</p><h1>The idea</h1><h2>In short</h2><p>Text.</p><h1>The figure</h1><div class="image"><a href="wide.svg">'
-        '<img src="wide.svg" alt="a wide figure"/></a></div><details><summary>Hint 1: the grid'
-        '</summary><p>Blocks go along each row.</p></details>', []),
+        '<p>Intro.</p><h1>The idea</h1><h2>In short</h2><p>Text.</p><h1>The figure</h1>'
+        '<div class="image"><a href="wide.svg"><img src="wide.svg" alt="a wide figure"/></a>'
+        '</div><details><summary>Hint 1: the grid</summary><p>Blocks go along each row.</p>'
+        '</details>', []),
 }
 
 
