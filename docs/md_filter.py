@@ -39,6 +39,7 @@ on one line (the break moves after it), and the comments of a line (a num marker
 dropped, keeping the value between them.
 """
 
+import functools
 import os
 import re
 import sys
@@ -148,14 +149,10 @@ def ref_as_url(ref):
     return ref
 
 
-_LABELS = []
-
-
+@functools.cache
 def page_labels():
     """The labels of every page of the course."""
-    if not _LABELS:
-        _LABELS.extend(page_label(p.relative_to(ROOT).as_posix()) for p in all_pages(ROOT))
-    return _LABELS
+    return [page_label(p.relative_to(ROOT).as_posix()) for p in all_pages(ROOT)]
 
 
 # A link's text: [text] just before its "](". Code in it needs a URL, not a \ref (see above).

@@ -291,12 +291,9 @@ def main(argv=None):
                                                 group.metrics or METRICS, ids, group.passes, tmp)
                 replace_rows(args.out, rows, step, problem, ids)
                 total += len(rows)
-    except (FactsError, ValueError) as e:
+    except (FactsError, ValueError, ProfileError) as e:
         print(f"profile: {e}", file=sys.stderr)
-        return 2
-    except ProfileError as e:
-        print(f"profile: {e}", file=sys.stderr)
-        return e.code
+        return getattr(e, "code", 2)  # a bad fact or argument: 2
     if not total:
         print(f"profile: nothing of {step} matches --shapes/--types/--ids", file=sys.stderr)
         return 2
