@@ -74,10 +74,8 @@ help:
 	@echo "Variables: ARCH=90 (GPU architecture, for this command only; default: the visible GPU,"
 	@echo "           else 90), BUILD=build (build folder), JOBS=N (parallel jobs, default: cores)"
 
-$(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) $(GENERATOR) $(CMAKE_FLAGS)
-
-configure:
+# A first configure, or again for another architecture (CACHED_ARCH is empty the first time).
+$(BUILD)/CMakeCache.txt configure:
 	@$(if $(CACHED_ARCH),echo "make: building for ARCH=$(ARCH) ($(BUILD) was set up for $(CACHED_ARCH))")
 	cmake -S . -B $(BUILD) $(GENERATOR) $(CMAKE_FLAGS)
 
