@@ -1,13 +1,4 @@
-# The front door of the course. `make help` lists every target.
-#
-#   make step05 && ./step05      build one lesson and run it from the repository root
-#   make test                    build the course and run its tests (GPU tests skip without a GPU)
-#   make test-labs               build the labs (steps/NN_name/lab/) and run their tests
-#   make ex01                    build exercise 01 as you wrote it and run its tests
-#   make deps                    install the optional tools (matplotlib, Doxygen, bubblewrap,
-#                                Open MPI and NCCL) and configure the build folder again
-#   make ARCH=80 step01          compile for another GPU architecture, for this command only
-#                                (default: the visible GPU, or 90 when none is visible)
+# The front door of the course. `make help` lists every target and variable.
 
 BUILD ?= build
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
@@ -35,10 +26,7 @@ else
   CONFIGURED := configure
 endif
 
-# ctest, its whole output in $(BUILD)/Testing/ctest.log; on the terminal a line per part of the
-# course and per failure, then one last line: how many GPU tests ran and were skipped and why,
-# and the same for the CPU tests (docs and plots skip without Doxygen or matplotlib,
-# step10_mpirun without MPI). The exit code is ctest's.
+# ctest, its output summed up by scripts/test_summary.py (its docstring says how); ctest's exit code.
 define run_ctest
 	@if command -v python3 >/dev/null; then \
 	  python3 scripts/test_summary.py --run $(BUILD) -- --output-on-failure -j $(JOBS) $(1); \
@@ -88,10 +76,8 @@ help:
 	@echo "Variables: ARCH=90 (GPU architecture, for this command only; default: the visible GPU,"
 	@echo "           else 90), BUILD=build (build folder), JOBS=N (parallel jobs, default: cores)"
 
-$(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) $(GENERATOR) $(CMAKE_FLAGS)
-
-configure:
+# A first configure, or again for another architecture (CACHED_ARCH is empty the first time).
+$(BUILD)/CMakeCache.txt configure:
 	@$(if $(CACHED_ARCH),echo "make: building for ARCH=$(ARCH) ($(BUILD) was set up for $(CACHED_ARCH))")
 	cmake -S . -B $(BUILD) $(GENERATOR) $(CMAKE_FLAGS)
 
@@ -118,8 +104,7 @@ $(EX_TARGETS): $(CONFIGURED)
 all: $(CONFIGURED)
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The labs (steps/NN_name/lab/: the variants tried and not taught) are built apart: a learner
-# following the lessons does not need them, and they are about a third of the compile time.
+# The labs are built apart (cmake/course.cmake, transpose_lab_target, says why).
 labs: $(CONFIGURED)
 	cmake --build $(BUILD) --target labs -j $(JOBS)
 
@@ -196,11 +181,7 @@ deps:
 clean:
 	rm -rf $(BUILD) build-grade $(STEP_BINS) $(LAB_BINS) $(TOOL_BINS)
 
-# Every GPU check of the course on this machine's GPUs at once, one part per GPU at a time: the
-# build, then the GPU and lab tests, the sanitizers, the grader's GPU self-test and step 10 on 2
-# GPUs (the quick set); FULL=1 adds the benchmarks, the profiles, the grader's acceptance and
-# step 10 on 4 GPUs. PARTS=bench-08,tests-* (names or patterns), STEP=NN, LAB=1 select; BUDGET
-# (seconds) bounds the whole. The parts come from the steps' facts (scripts/gpu_check.py).
+# The parts, the plan and the options: scripts/gpu_check.py's docstring.
 .PHONY: gpu-check
 gpu-check:
 	@python3 scripts/gpu_check.py --build $(BUILD) --arch $(ARCH) $(if $(FULL),--full) \

@@ -18,16 +18,17 @@ set(_no_device_regex "(no usable CUDA device: [^\n]+|this build has kernels for 
 function(course_cli_test name target exit_codes regex)
   string(JOIN "|" _args ${ARGN})  # a CMake list would split the -D argument at its semicolons
   get_property(_labs GLOBAL PROPERTY COURSE_LAB_TARGETS)
+  set(_lab OFF)
   if(target IN_LIST _labs)
-    add_test(NAME ${name}
-             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${target}> "-DARGS=${_args}"
-                     "-DEXIT=${exit_codes}" "-DREGEX=${regex}" -DSKIP_UNBUILT=ON -P ${_expect})
+    set(_lab ON)
+  endif()
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${target}> "-DARGS=${_args}"
+                   "-DEXIT=${exit_codes}" "-DREGEX=${regex}" -DSKIP_UNBUILT=${_lab} -P ${_expect})
+  if(_lab)
     set_tests_properties(${name} PROPERTIES LABELS lab-cpu
                          SKIP_REGULAR_EXPRESSION "skipped: [^ ]+ is not built")
   else()
-    add_test(NAME ${name}
-             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${target}> "-DARGS=${_args}"
-                     "-DEXIT=${exit_codes}" "-DREGEX=${regex}" -P ${_expect})
     set_tests_properties(${name} PROPERTIES LABELS cpu)
   endif()
 endfunction()

@@ -45,52 +45,46 @@ function(transpose_lab_target target)
   set_property(GLOBAL APPEND PROPERTY COURSE_LAB_TARGETS ${target})  # cmake/cli_tests.cmake
 endfunction()
 
-# transpose_add_step()
-#   Called from steps/NN_name/CMakeLists.txt. Builds the lesson's binary `stepNN` from main.cu and
-#   its test `stepNN_test` from test.cu, both against the shared harness in common/; the binary's
-#   command line is tested too (cmake/cli_tests.cmake).
-#   Extra source files of the step may follow: transpose_add_step(extra.cu ...).
+# _transpose_binary_and_test(<name> <include dirs> [sources...])
+#   The binary <name> from main.cu and its test <name>_test from test.cu (each with the extra
+#   sources), against the shared harness in common/, seeing <include dirs>; the binary's command
+#   line is tested too (cmake/cli_tests.cmake).
+function(_transpose_binary_and_test name dirs)
+  add_executable(${name} main.cu ${ARGN})
+  target_link_libraries(${name} PRIVATE transpose_common)
+  add_executable(${name}_test test.cu ${ARGN})
+  target_link_libraries(${name}_test PRIVATE transpose_testing)
+  foreach(_target ${name} ${name}_test)
+    target_include_directories(${_target} PRIVATE ${dirs})
+  endforeach()
+  set_property(GLOBAL APPEND PROPERTY COURSE_STEP_BINARIES ${name})  # cmake/cli_tests.cmake
+endfunction()
+
+# transpose_add_step([extra sources...])
+#   Called from steps/NN_name/CMakeLists.txt: the lesson's binary `stepNN` and its test
+#   `stepNN_test`; then the step's lab, where it has one (lab/CMakeLists.txt).
 function(transpose_add_step)
   get_filename_component(_folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   string(SUBSTRING ${_folder} 0 2 _nn)
-  set(_name step${_nn})
-  add_executable(${_name} main.cu ${ARGN})
-  target_link_libraries(${_name} PRIVATE transpose_common)
-  target_include_directories(${_name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-
-  add_executable(${_name}_test test.cu ${ARGN})
-  target_link_libraries(${_name}_test PRIVATE transpose_testing)
-  target_include_directories(${_name}_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-  transpose_add_tests(${_name}_test)
-  set_property(GLOBAL APPEND PROPERTY COURSE_STEP_BINARIES ${_name})  # cmake/cli_tests.cmake
-
-  # The step's lab, where it has one (steps/NN_name/lab/CMakeLists.txt calls transpose_add_lab).
+  _transpose_binary_and_test(step${_nn} ${CMAKE_CURRENT_SOURCE_DIR} ${ARGN})
+  transpose_add_tests(step${_nn}_test)
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/lab/CMakeLists.txt)
     add_subdirectory(lab)
   endif()
 endfunction()
 
-# transpose_add_lab()
-#   Called from steps/NN_name/lab/CMakeLists.txt. Builds the lab's binary `stepNN-lab` from the
-#   lab's main.cu and its test `stepNN-lab_test` from the lab's test.cu, like a step: the same
-#   harness, the same command line, the same CSV rows (step column `stepNN-lab`). The lab sees
-#   its step's folder too, so a lab kernel can reuse the lesson's headers. Both are lab targets
-#   (transpose_lab_target): built by `make labs`, not by `make all`.
-#   Extra source files of the lab may follow: transpose_add_lab(extra.cu ...).
+# transpose_add_lab([extra sources...])
+#   Called from steps/NN_name/lab/CMakeLists.txt: the lab's binary `stepNN-lab` and its test
+#   `stepNN-lab_test`, like a step's: the same harness, the same command line, the same CSV rows
+#   (step column `stepNN-lab`). The lab sees its step's folder too, so a lab kernel can reuse
+#   the lesson's headers. Both are lab targets (transpose_lab_target): built by `make labs`.
 function(transpose_add_lab)
   get_filename_component(_step_dir ${CMAKE_CURRENT_SOURCE_DIR} DIRECTORY)
   get_filename_component(_folder ${_step_dir} NAME)
   string(SUBSTRING ${_folder} 0 2 _nn)
   set(_name step${_nn}-lab)
-  add_executable(${_name} main.cu ${ARGN})
-  target_link_libraries(${_name} PRIVATE transpose_common)
-  target_include_directories(${_name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${_step_dir})
-
-  add_executable(${_name}_test test.cu ${ARGN})
-  target_link_libraries(${_name}_test PRIVATE transpose_testing)
-  target_include_directories(${_name}_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${_step_dir})
+  _transpose_binary_and_test(${_name} "${CMAKE_CURRENT_SOURCE_DIR};${_step_dir}" ${ARGN})
   transpose_lab_target(${_name})
   transpose_lab_target(${_name}_test)
   transpose_add_tests(${_name}_test LAB)
-  set_property(GLOBAL APPEND PROPERTY COURSE_STEP_BINARIES ${_name})  # cmake/cli_tests.cmake
 endfunction()

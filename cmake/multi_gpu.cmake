@@ -1,12 +1,8 @@
-# NCCL and MPI, for step 10 (the transpose across GPUs). Included by the top CMakeLists.txt.
-#
-#   TRANSPOSE_NCCL  ON (default): look for NCCL; OFF: build the course without step 10's binaries
-#   TRANSPOSE_MPI   ON (default): look for MPI, for `mpirun -np G ./step10`; OFF, or not found:
-#                   step 10 runs on one machine only (./step10 uses every GPU it sees)
-#
-# NCCL is looked for in NCCL_HOME, the CUDA toolkit (which often ships it), the system, and
-# where `make deps` puts PyPI's nvidia-nccl-cu13 (TRANSPOSE_PIP_DIR, or any Python package
-# nvidia.nccl that python3 imports). Sets:
+# NCCL and MPI, for step 10 (the transpose across GPUs), as the options TRANSPOSE_NCCL and
+# TRANSPOSE_MPI of the top CMakeLists.txt say. NCCL is looked for in NCCL_HOME, the CUDA
+# toolkit (which often ships it), the system, and where `make deps` puts PyPI's
+# nvidia-nccl-cu13 (TRANSPOSE_PIP_DIR, or any Python package nvidia.nccl that python3 imports).
+# Sets:
 #   TRANSPOSE_HAVE_NCCL, TRANSPOSE_HAVE_MPI   ON or OFF
 #   transpose_nccl                           an imported target (headers and library)
 #   TRANSPOSE_STEP10_LEFT_OUT                what was left out and how to get it, one line
@@ -26,7 +22,6 @@ set(TRANSPOSE_STEP10_WINDOWS_LEFT_OUT "")
 if(TRANSPOSE_NCCL)
   # PyPI's nvidia-nccl-cu13 installs nvidia/nccl/{include,lib} (lib holds libnccl.so.2 only).
   set(_pip_nccl ${TRANSPOSE_PIP_DIR}/nvidia/nccl)
-  find_package(Python3 COMPONENTS Interpreter QUIET)
   if(Python3_Interpreter_FOUND)
     execute_process(
       COMMAND ${Python3_EXECUTABLE} -c "import nvidia.nccl as n; print(list(n.__path__)[0])"

@@ -1,15 +1,11 @@
 #!/bin/sh
 # Builds the Doxygen site and checks it (`make docs`, and the test docs_build):
 #   sh docs/build_docs.sh DOXYFILE HTML_DIR
-# 1. doxygen DOXYFILE: a warning fails it (the configuration says WARN_AS_ERROR =
-#    FAIL_ON_WARNINGS); the pages' links are rewritten for the site by docs/md_filter.py;
-# 2. docs/site.py HTML_DIR: writes the browsable copies of the files the pages link, then checks
-#    every link of every page; a broken link fails it;
-# 3. docs/check_html.py HTML_DIR: the pages' text holds no raw Doxygen command (@section,
-#    @image, \ref, ...) and no number glued to the next word; one fails it;
-# 4. docs/check_browser.py HTML_DIR: the course's pages rendered in headless Chromium: hints
-#    that fold, figures within the column, headings in order, no raw markup on screen; one
-#    problem fails it. Without Chromium it says so in one line, and the site is still built.
+# 1. doxygen DOXYFILE: a warning fails it (WARN_AS_ERROR); docs/md_filter.py rewrites the pages;
+# 2. docs/site.py HTML_DIR: the browsable copies of the files the pages link, then every link
+#    and the text of every page checked as HTML; a finding fails it;
+# 3. docs/check_browser.py HTML_DIR: the course's pages rendered in headless Chromium; a finding
+#    fails it. Without Chromium it says so in one line, and the site is still built.
 # Exit 77, which CTest reports as a skip, where doxygen or python3 is not installed.
 for tool in doxygen python3; do
   if ! command -v $tool >/dev/null 2>&1; then
@@ -19,7 +15,6 @@ for tool in doxygen python3; do
 done
 doxygen "$1" || exit 1
 python3 "$(dirname "$0")/site.py" "$2" || exit 1
-python3 "$(dirname "$0")/check_html.py" "$2" || exit 1
 python3 "$(dirname "$0")/check_browser.py" "$2"
 rc=$?
 [ $rc -eq 77 ] && exit 0  # no browser: the site is built and checked as HTML

@@ -2,31 +2,29 @@
 """The docs site as a browser shows it: each page of the course rendered in headless Chromium.
 
     python3 docs/check_browser.py HTML_DIR       the course's pages of the built site
-                                                 (build_docs.sh runs it after check_html.py)
+                                                 (build_docs.sh runs it after site.py)
     python3 docs/check_browser.py --self-test    the rules on planted pages, one page each
 
-check_html.py reads the HTML that Doxygen wrote; a browser reads it again, mends what is not
-valid HTML its own way and lays it out, and that is what the learner sees. So this reads the
-DOM after the page has loaded, its scripts run and its figures decoded, in a 1280 x 900 window,
-and fails on:
+site.py checks the HTML that Doxygen wrote (its links and its text); a browser reads it again,
+mends what is not valid HTML its own way and lays it out, and that is what the learner sees.
+So this reads the DOM after the page has loaded, its scripts run and its figures decoded, in a
+1280 x 900 window, and fails on:
   - a folded block, <details>, whose <summary> is not its first child, or with nothing after
     its summary (a hint that opens to nothing, a toggle named "Details");
   - a picture (<img>) wider than the text column (a figure cut at the window's edge);
   - a heading out of order: a level skipped on the way down (an h3 right after an h1, an h2
-    before any h1, below the page title), or a heading as large as the page title or larger;
-  - raw Markdown or Doxygen markup in the text the page shows, every hint opened and code aside
-    (check_html.py's rules, on the rendered text).
+    before any h1, below the page title), or a heading as large as the page title or larger.
 The pages checked are those the course writes (every .md: lessons, labs, exercises, the
 instructors' page, the plots' pages), about 40: not Doxygen's reference of common/ and its
 source listings, which hold no page of the course and would take ten times as long.
 
 Where Chromium is not installed (`make deps` installs it), this says so in one line and exits 77
-(CTest's skip); CHROMIUM=/path/to/chrome names another build of it. Each page is served from a local HTTP server on 127.0.0.1 and loaded in an
-iframe of one page that runs the rules, so one browser start checks the whole site.
+(CTest's skip); CHROMIUM=/path/to/chrome names another build of it. Each page is loaded from
+its file in an iframe of one page that runs the rules, so one browser start checks the whole
+site.
 """
 
 import html
-import http.server
 import json
 import os
 import re
@@ -34,18 +32,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
+from pathlib import Path
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from check_html import check_text  # noqa: E402  (the rules on the text, shared)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 SKIP = 77
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-DRIVER = "/__course_check__.html"
 
 # Runs in the driver page once every iframe (a page of the site, 1280 x 900) has loaded: the
-# findings of each page and its visible text, as JSON in <pre id="course-check">.
+# findings of each page, as JSON in <pre id="course-check">.
 RULES_JS = r"""
 function meaningful(node) {
   return node.nodeType === 1 || (node.nodeType === 3 && node.data.trim() !== "");
@@ -56,7 +51,7 @@ function label(el) {
 function checkPage(doc, win) {
   const found = [];
   const contents = doc.querySelector("div.contents");
-  if (!contents) return {found: [["page without content", "no div.contents"]], text: ""};
+  if (!contents) return [["page without content", "no div.contents"]];
   for (const d of contents.querySelectorAll("details")) {
     const nodes = Array.from(d.childNodes).filter(meaningful);
     const summary = d.querySelector(":scope > summary");
@@ -97,14 +92,7 @@ function checkPage(doc, win) {
     found.push(["heading as large as the page title", large[0] + ", the title " + titleSize +
                 " px" + (large.length > 1 ? " (and " + (large.length - 1) + " more)" : "")]);
   }
-  // The text a reader can open: every hint open, code hidden (check_html's rules skip code).
-  for (const d of contents.querySelectorAll("details")) d.open = true;
-  const hide = doc.createElement("style");
-  hide.textContent = "pre, code, tt, kbd, samp, div.fragment { visibility: hidden !important; }";
-  doc.head.appendChild(hide);
-  const header = doc.querySelector("div.header");
-  const text = (header ? header.innerText + "\n" : "") + contents.innerText;
-  return {found: found, text: text};
+  return found;
 }
 function runChecks() {
   const results = {};
@@ -113,7 +101,7 @@ function runChecks() {
     try {
       results[page] = checkPage(frame.contentDocument, frame.contentWindow);
     } catch (e) {
-      results[page] = {found: [["page not checked", String(e)]], text: ""};
+      results[page] = [["page not checked", String(e)]];
     }
   }
   document.getElementById("course-check").textContent = JSON.stringify(results);
@@ -144,54 +132,27 @@ def find_browser():
     return None
 
 
-def serve(html_dir, pages):
-    """A server of @p html_dir on 127.0.0.1 (a free port) that also answers DRIVER with the
-    page that loads @p pages and runs the rules; the server, in its own thread."""
-    frames = "\n".join('<iframe data-page="%s" src="/%s"></iframe>'
-                       % (html.escape(p, quote=True), html.escape(p, quote=True)) for p in pages)
-    driver = DRIVER_PAGE.format(frames=frames, script=RULES_JS).encode("utf-8")
-
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, directory=html_dir, **kwargs)
-
-        def do_GET(self):
-            if self.path != DRIVER:
-                return super().do_GET()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(driver)))
-            self.end_headers()
-            self.wfile.write(driver)
-
-        def log_message(self, *args):  # a line per file would bury the findings
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
 def render(browser, html_dir, pages):
-    """{page: {"found": [[what, where]], "text": visible text}} of @p pages, from Chromium's DOM."""
-    server = serve(html_dir, pages)
-    try:
-        with tempfile.TemporaryDirectory() as profile:
-            # --no-sandbox: Chromium refuses to start as root with its sandbox, and containers run
-            # as root; the pages are the course's own. --disable-dev-shm-usage: a container's
-            # /dev/shm (64 MB) is too small for 40 pages of figures. A profile of its own, so that
-            # two checks at once (ctest -j) do not share one. The virtual time budget lets the
-            # pages' scripts and the rules run before the DOM is written out; it passes only while
-            # nothing loads.
-            cmd = [browser, "--headless", "--no-sandbox", "--disable-dev-shm-usage",
-                   "--disable-gpu", "--no-first-run",
-                   "--disable-extensions", "--hide-scrollbars", "--user-data-dir=" + profile,
-                   "--window-size=1280,900", "--virtual-time-budget=20000", "--dump-dom",
-                   "http://127.0.0.1:%d%s" % (server.server_address[1], DRIVER)]
-            run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    finally:
-        server.shutdown()
-        server.server_close()
+    """{page: [[what, where]]} of @p pages, from Chromium's DOM."""
+    frames = "\n".join('<iframe data-page="%s" src="%s"></iframe>' % (
+        html.escape(p, quote=True), html.escape(Path(html_dir, p).resolve().as_uri(), quote=True))
+        for p in pages)
+    with tempfile.TemporaryDirectory() as tmp:
+        driver = Path(tmp, "course_check.html")
+        driver.write_text(DRIVER_PAGE.format(frames=frames, script=RULES_JS), encoding="utf-8")
+        # --allow-file-access-from-files: the driver page reads the DOM of the pages it loads
+        # (file: pages may not, by default). --no-sandbox: Chromium refuses to start as root
+        # with its sandbox, and containers run as root; the pages are the course's own.
+        # --disable-dev-shm-usage: a container's /dev/shm (64 MB) is too small for 40 pages of
+        # figures. A profile of its own, so that two checks at once (ctest -j) do not share one.
+        # The virtual time budget lets the pages' scripts and the rules run before the DOM is
+        # written out; it passes only while nothing loads.
+        cmd = [browser, "--headless", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+               "--no-first-run", "--disable-extensions", "--hide-scrollbars",
+               "--allow-file-access-from-files", "--user-data-dir=" + str(Path(tmp, "profile")),
+               "--window-size=1280,900", "--virtual-time-budget=20000", "--dump-dom",
+               driver.as_uri()]
+        run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     m = re.search(r'<pre id="course-check">(.*?)</pre>', run.stdout, re.S)
     if run.returncode != 0 or not m or not m.group(1).strip():
         err = (run.stderr.strip().splitlines() or ["no output"])[-1]
@@ -201,13 +162,8 @@ def render(browser, html_dir, pages):
 
 def check(browser, html_dir, pages):
     """[(page, what, where)] over @p pages of @p html_dir."""
-    problems = []
-    for page, result in sorted(render(browser, html_dir, pages).items()):
-        for what, where in result["found"]:
-            problems.append((page, what, where))
-        for what, context in check_text(result["text"]):
-            problems.append((page, "in the rendered text, " + what, " ".join(context.split())))
-    return problems
+    return [(page, what, where) for page, found in sorted(render(browser, html_dir, pages).items())
+            for what, where in found]
 
 
 def course_pages(html_dir):
@@ -247,21 +203,12 @@ PLANTED = {
     "heading_large.html": (
         "h1 { font-size: 32px; }", "<h1>The idea</h1><p>Text.</p>",
         ["heading as large as the page title"]),
-    "raw_markup.html": (
-        "", "<h1>The idea</h1><p>See **<code>make test</code>** and "
-            "@ref steps_02_tiled_readme for it.</p>",
-        ["in the rendered text, raw Markdown bold (**)",
-         "in the rendered text, raw Doxygen command"]),
-    "raw_in_hint.html": (
-        "", "<h1>Hints</h1><details><summary>Hint 1</summary><p>Read [the lesson]"
-            "(steps_02.html).</p></details>",
-        ["in the rendered text, raw Markdown link"]),
     "fine.html": (
         "div.image img { max-width: 100%; height: auto; }",
-        '<p>Intro.</p><h1>The idea</h1><h2>In short</h2><p>Text, <code>**argv</code> and '
-        '<code>@ref</code> in code.</p><h1>The figure</h1><div class="image"><a href="wide.svg">'
-        '<img src="wide.svg" alt="a wide figure"/></a></div><details><summary>Hint 1: the grid'
-        '</summary><p>Blocks go along each row.</p><pre>x = [a](b)</pre></details>', []),
+        '<p>Intro.</p><h1>The idea</h1><h2>In short</h2><p>Text.</p><h1>The figure</h1>'
+        '<div class="image"><a href="wide.svg"><img src="wide.svg" alt="a wide figure"/></a>'
+        '</div><details><summary>Hint 1: the grid</summary><p>Blocks go along each row.</p>'
+        '</details>', []),
 }
 
 
@@ -311,7 +258,7 @@ def main():
                                                                os.path.basename(browser)))
         return 1
     print("docs: %d pages rendered by %s: every hint folds as one toggle, every figure fits its "
-          "column, headings in order, no raw markup" % (len(pages), os.path.basename(browser)))
+          "column, headings in order" % (len(pages), os.path.basename(browser)))
     return 0
 
 

@@ -19,11 +19,11 @@ as they are. The site is flat, so this rewrites each link to where the site has 
     doxygen finds an image only by a path that ends its real path under IMAGE_PATH; a link to a
     picture -> src/<path>, a copy of it (site.py).
 
-A link that leads nowhere is left as it is, so that the link check of the built site (site.py
---check) names it.
+A link that leads nowhere is left as it is, so that the link check of the built site (site.py)
+names it.
 
 Three Markdown constructs that Doxygen prints raw are written another way (the site's check,
-check_html.py, finds them if one gets through):
+site.py, finds them if one gets through):
   - a link to a page whose text is code, [`../solutions/`](...): a \\ref prints the backticks, so
     the link becomes a plain URL to the page's HTML file, which Doxygen renders as code;
   - bold around code, **`make test`**: <b>...</b> instead;
@@ -39,6 +39,7 @@ on one line (the break moves after it), and the comments of a line (a num marker
 dropped, keeping the value between them.
 """
 
+import functools
 import os
 import re
 import sys
@@ -148,14 +149,10 @@ def ref_as_url(ref):
     return ref
 
 
-_LABELS = []
-
-
+@functools.cache
 def page_labels():
     """The labels of every page of the course."""
-    if not _LABELS:
-        _LABELS.extend(page_label(p.relative_to(ROOT).as_posix()) for p in all_pages(ROOT))
-    return _LABELS
+    return [page_label(p.relative_to(ROOT).as_posix()) for p in all_pages(ROOT)]
 
 
 # A link's text: [text] just before its "](". Code in it needs a URL, not a \ref (see above).

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The shape of every lesson page: short, small tables, and the code it teaches named and short.
 
-    python3 scripts/check_pages.py [--root DIR] [--list]   # check the course (exit 1 on a finding)
+    python3 scripts/check_pages.py     # check the course (exit 1 on a finding)
 
 (plots/tests/test_pages.py checks the checker on planted pages.)
 
@@ -23,10 +23,9 @@ notebooks (steps/NN_name/lab/LAB.md) are not lesson pages. For every page:
   of a step (`variants.cuh`, `main.cu`). A page may still link them elsewhere in its text.
 
 Each finding is one line, `file:line: why`; the last line counts them. Exit 0 when there are
-none, 1 when there are, 2 on a bad argument.
+none, 1 when there are.
 """
 
-import argparse
 import os
 import statistics
 import sys
@@ -44,7 +43,7 @@ FORBIDDEN_DIRS = ("lab", "common")
 FORBIDDEN_NAMES = ("variants.cuh", "main.cu")
 
 
-def forbidden(path, page_dir, root):
+def forbidden(path, root):
     """Why a linked file may not be listed as taught code, or None."""
     rel = os.path.relpath(path, root)
     parts = rel.split(os.sep)
@@ -82,7 +81,7 @@ def check_code_line(page, lines, root, findings):
         if "://" in target or not os.path.isfile(path):
             findings.append(f"{rel}:{number}: `{target}` is not a file of the course")
             continue
-        why = forbidden(path, os.path.dirname(page), root)
+        why = forbidden(path, root)
         if why:
             findings.append(f"{rel}:{number}: `{target}` may not be listed as taught code: {why}")
             continue
@@ -128,30 +127,13 @@ def check(root):
     return findings, rows
 
 
-def report(root, listing):
-    findings, rows = check(root)
-    if listing:
-        print(f"{'page':44} {'words':>6} {'table rows':>10} {'code lines':>10}")
-        for rel, words, largest, code in rows:
-            print(f"{rel:44} {words:6} {largest:10} {code:10}")
+def main():
+    findings, rows = check(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     for finding in findings:
         print(finding)
     print(f"check_pages: {len(rows)} lesson pages, {len(findings)} finding(s)")
     return 1 if findings else 0
 
 
-def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(
-        __file__))), help="the course's root folder (default: this script's repository)")
-    parser.add_argument("--list", action="store_true",
-                        help="also print words, largest table and code lines of every page")
-    args = parser.parse_args(argv)
-    if not os.path.isdir(os.path.join(args.root, "steps")):
-        print(f"check_pages: {args.root} has no steps/ folder", file=sys.stderr)
-        return 2
-    return report(args.root, args.list)
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

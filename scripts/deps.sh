@@ -4,6 +4,7 @@
 #   optional:          matplotlib for `make plots`                         (apt-get, else pip)
 #                      Doxygen for `make docs`                             (apt-get)
 #                      Chromium, for the docs' check in a browser          (apt-get)
+#                      bubblewrap (the grader's sandbox), Open MPI and NCCL (step 10): below
 #   GPU tools:         compute-sanitizer (`make sanitize`), Nsight Compute (`make profile`):
 #                      part of the CUDA toolkit, but some installs lack them; installed from
 #                      NVIDIA's apt repository when it is set up, otherwise this says where to
@@ -28,6 +29,9 @@ have() { command -v "$1" >/dev/null 2>&1 || [ -x "$cuda_bin/$1" ]; }
 if ! have nvcc; then
   echo "deps: nvcc not found: install the CUDA toolkit first (https://developer.nvidia.com/cuda-downloads)" >&2
 fi
+# The toolkit's version, "13-0": NVIDIA's packages are named for it (cuda-<tool>-13-0).
+cuda_version=$({ nvcc --version || "$cuda_bin/nvcc" --version; } 2>/dev/null |
+               sed -n 's/.*release \([0-9]*\)\.\([0-9]*\).*/\1-\2/p' || true)
 
 packages=()
 have cmake || packages+=(cmake)
@@ -56,11 +60,9 @@ fi
 have bwrap || packages+=(bubblewrap)
 # ---
 
-# The GPU tools, from NVIDIA's repository when apt-get knows it: cuda-<tool>-13-0 for CUDA 13.0.
+# The GPU tools, from NVIDIA's repository when apt-get knows it.
 missing_gpu_tools=()
 if [ $gpu_tools -eq 1 ]; then
-  cuda_version=$({ nvcc --version || "$cuda_bin/nvcc" --version; } 2>/dev/null |
-                 sed -n 's/.*release \([0-9]*\)\.\([0-9]*\).*/\1-\2/p' || true)
   for tool in compute-sanitizer:cuda-sanitizer ncu:cuda-nsight-compute; do
     have "${tool%%:*}" && continue
     package=${tool#*:}-$cuda_version
@@ -72,6 +74,18 @@ if [ $gpu_tools -eq 1 ]; then
     fi
   done
 fi
+
+# Step 10 (the transpose across GPUs): Open MPI (mpirun, for `mpirun -np G ./step10`) from
+# apt-get; NCCL often ships with the CUDA toolkit, and where no nccl.h is found, PyPI's
+# nvidia-nccl-cu<major> goes into the folder cmake/multi_gpu.cmake searches (pip --target: no
+# system package touched).
+step10_pip_dir="${HOME}/.local/share/transpose-course/python"
+step10_nccl=0
+for dir in "${NCCL_HOME:-}" "${CUDA_HOME:-/usr/local/cuda}" /usr /usr/local "$step10_pip_dir/nvidia/nccl"; do
+  [ -n "$dir" ] && [ -e "$dir/include/nccl.h" ] && step10_nccl=1
+done
+{ command -v mpirun && command -v mpicxx; } >/dev/null 2>&1 || packages+=(openmpi-bin libopenmpi-dev)
+[ $step10_nccl -eq 1 ] || python3 -m pip --version >/dev/null 2>&1 || packages+=(python3-pip)
 
 if [ ${#packages[@]} -gt 0 ]; then
   if ! command -v apt-get >/dev/null; then
@@ -106,35 +120,10 @@ for tool in "${missing_gpu_tools[@]}"; do
            "make profile STEP=NN if it is not on PATH)" ;;
   esac
 done
-# ---- Step 10 (the transpose across GPUs): NCCL and Open MPI ------------------------------------
-# NCCL often ships with the CUDA toolkit; where no nccl.h is found, PyPI's nvidia-nccl-cu<major>
-# goes into the folder cmake/multi_gpu.cmake searches (pip --target: no system package touched).
-# Open MPI (mpirun, for `mpirun -np G ./step10`) comes from apt-get.
-step10_pip_dir="${HOME}/.local/share/transpose-course/python"
-step10_nccl=0
-for dir in "${NCCL_HOME:-}" "${CUDA_HOME:-/usr/local/cuda}" /usr /usr/local "$step10_pip_dir/nvidia/nccl"; do
-  [ -n "$dir" ] && [ -e "$dir/include/nccl.h" ] && step10_nccl=1
-done
-step10_packages=()
-{ command -v mpirun && command -v mpicxx; } >/dev/null 2>&1 ||
-  step10_packages+=(openmpi-bin libopenmpi-dev)
-[ $step10_nccl -eq 1 ] || python3 -m pip --version >/dev/null 2>&1 || step10_packages+=(python3-pip)
-if [ ${#step10_packages[@]} -gt 0 ]; then
-  if command -v apt-get >/dev/null && { [ "$(id -u)" -eq 0 ] || [ -n "$sudo" ]; }; then
-    echo "deps: installing ${step10_packages[*]} (step 10)"
-    export DEBIAN_FRONTEND=noninteractive
-    $sudo apt-get update -qq
-    $sudo apt-get install -y -qq --no-install-recommends "${step10_packages[@]}" >/dev/null
-  else
-    echo "deps: step 10 needs ${step10_packages[*]}: install them with your package manager" >&2
-  fi
-fi
 if [ $step10_nccl -eq 0 ]; then
-  cuda_major=$({ nvcc --version || "$cuda_bin/nvcc" --version; } 2>/dev/null |
-               sed -n 's/.*release \([0-9]*\)\..*/\1/p' || true)
+  cuda_major=${cuda_version%%-*}
   echo "deps: installing NCCL from PyPI (nvidia-nccl-cu${cuda_major:-13}) into $step10_pip_dir"
   python3 -m pip install --quiet --target "$step10_pip_dir" "nvidia-nccl-cu${cuda_major:-13}"
 fi
-# ---- end of step 10 ------------------------------------------------------------------------------
 
 echo "deps: done"

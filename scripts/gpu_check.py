@@ -1,10 +1,6 @@
 #!/usr/bin/env python3
 """`make gpu-check`: the whole course checked on a GPU machine, every GPU at once.
 
-    python3 scripts/gpu_check.py [--full] [--parts a,b*] [--step NN] [--labs] [--budget S]
-    python3 scripts/gpu_check.py --list            the parts and the plan, without running
-    python3 scripts/gpu_check.py --merge ARCHIVE   put an archive's CSVs into plots/data
-
 It builds once, then runs the parts over the visible GPUs: one part per GPU at a time (its
 CUDA_VISIBLE_DEVICES names the GPUs by UUID), a part of several GPUs on a set of free GPUs; no
 part, a timed one least of all, shares a GPU with another. Each part has a time limit; a part
@@ -23,11 +19,11 @@ The quick set (the default) is every part not marked `full = true`; --full adds 
 
 Writes OUT (default BUILD/gpu-check): summary.txt (printed last) and summary.json (each part's
 status, seconds, GPUs and key numbers), and gpu-check.tar.gz with every part's log and CSVs.
-Exit code: 0 when every part that ran passed, 1 when one failed, 2 a bad argument.
+Exit code: 0 when every part that ran passed, 1 when one failed, 2 a bad argument. --help lists
+the options.
 """
 
 import argparse
-import csv
 import fnmatch
 import json
 import os
@@ -42,24 +38,25 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "plots"))
+from rows import read_csv  # noqa: E402  (the course's reader of its CSV rows)
 # Never NVLink multicast (NVLS): on a shared host it can put every GPU out of service.
 SAFE_ENV = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
             "NVSHMEM_DISABLE_NVLS": "1", "OMPI_ALLOW_RUN_AS_ROOT": "1",
             "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "PYTHONUNBUFFERED": "1"}
-PART_KEYS = {"name", "what", "command", "gpus", "seconds", "limit", "full", "after",
-             "each", "kind"}
+PART_KEYS = {"name", "what", "command", "gpus", "seconds", "limit", "full", "after", "each"}
 
 
 class Part:
     """One job of the check: a shell command on `gpus` GPUs (0: none; "all": every one)."""
 
     def __init__(self, name, command, gpus=1, seconds=60, limit=None, full=False,
-                 after=(), what="", kind="", step=""):
+                 after=(), what="", step=""):
         self.name, self.command, self.gpus, self.seconds = name, command, gpus, float(seconds)
         # The limit: twice the estimate, and never under a minute more than it.
         self.limit = float(limit) if limit else max(2 * self.seconds, self.seconds + 60)
         self.full, self.after = full, list(after)
-        self.what, self.kind, self.step = what, kind, step
+        self.what, self.step = what, step
 
     def need(self, ngpus):
         return ngpus if self.gpus == "all" else int(self.gpus)
@@ -81,10 +78,9 @@ def parts_of(entries, where, step=""):
             sub = (lambda s: s.replace("{each}", item)) if item else (lambda s: s)
             seconds = e.get("seconds", 60)  # a table: each item's own estimate
             seconds = seconds.get(item, 60) if isinstance(seconds, dict) else seconds
-            out.append(Part(sub(e["name"]), sub(e["command"]), e.get("gpus", 1),
-                            seconds, e.get("limit"),
-                            e.get("full", False), e.get("after", ()), sub(e.get("what", "")),
-                            e.get("kind", ""), step))
+            out.append(Part(sub(e["name"]), sub(e["command"]), e.get("gpus", 1), seconds,
+                            e.get("limit"), e.get("full", False), e.get("after", ()),
+                            sub(e.get("what", "")), step))
     return out
 
 
@@ -111,22 +107,19 @@ def course_parts(root=ROOT):
         lab_facts = read_toml(lab) if lab.exists() else {}
         parts.append(Part(f"tests-{nn}", "ctest --test-dir {build} -L '^gpu$' -R "
                           f"'^step{nn}[._]' -j {{jobs}} --output-on-failure --timeout 600",
-                          gpus, secs.get("tests", 30), what=f"step {nn}'s GPU tests",
-                          kind="tests", step=nn))
+                          gpus, secs.get("tests", 30), what=f"step {nn}'s GPU tests", step=nn))
         if lab.exists():
             # A lab's runs across GPUs (its .gpus. tests) can take many minutes: FULL=1's.
             parts.append(Part(f"labs-{nn}", "ctest --test-dir {build} -L '^lab' -R "
                               f"'^step{nn}-' -E '[.]gpus[.]' -j {{jobs}} --output-on-failure "
                               "--timeout 600",
-                              gpus, secs.get("labs", 60), what=f"step {nn}'s lab tests",
-                              kind="tests", step=nn))
+                              gpus, secs.get("labs", 60), what=f"step {nn}'s lab tests", step=nn))
         if facts.get("sweep") and "bench" not in check.get("own", []):
             steps = nn + (f",{nn}-lab" if lab_facts.get("sweep") else "")
             parts.append(Part(f"bench-{nn}", "python3 plots/bench.py --build {build} --steps "
                               f"{steps} --no-pytorch --out {{out}}/bench.csv --log {{out}}/runs.log",
                               gpus, secs.get("bench", 120), full=True,
-                              what=f"step {nn}'s sweep, 3 runs (bench.csv rows)", kind="bench",
-                              step=nn))
+                              what=f"step {nn}'s sweep, 3 runs (bench.csv rows)", step=nn))
         for which, f in ((nn, facts), (f"{nn}-lab", lab_facts)):
             if f.get("profile"):
                 binary = f"step{which}"
@@ -134,19 +127,25 @@ def course_parts(root=ROOT):
                                   f"--exe {{build}}/bin/{binary} --out {{out}}/profile.csv",
                                   gpus, secs.get("profile" + which[2:], 90),
                                   full=True, what=f"Nsight Compute counters of {binary}",
-                                  kind="profile", step=nn))
+                                  step=nn))
         parts += parts_of(check.get("parts", []), f"{folder.name}/step.toml", nn)
     parts += parts_of(read_toml(root / "steps" / "course.toml").get("check", []),
                       "steps/course.toml")
     grader = root / "exercises" / "grader" / "check.toml"
     if grader.exists():
         parts += parts_of(read_toml(grader).get("check", []), "exercises/grader/check.toml")
+    return after_build(parts)
+
+
+def after_build(parts):
+    """@p parts (the build first), each other one after the build; names unique, and each name
+    that `after` gives a part's."""
     names = [p.name for p in parts]
+    for p in parts[1:]:
+        p.after = ["build"] + p.after
     for p in parts:
         if names.count(p.name) > 1:
             raise FactsError(f"two parts are named {p.name}")
-        if p.name != "build":
-            p.after = ["build"] + p.after
         for a in p.after:
             if a not in names:
                 raise FactsError(f"{p.name}: after: no part is named {a}")
@@ -193,22 +192,23 @@ def schedule(parts, ngpus, budget, start, wait, now):
         progressed = False
         for p in list(pending):
             done = [result.get(a, (None,))[0] for a in p.after]
-            if any(d is not None and d != "passed" for d in done):
-                result[p.name] = (f"skipped: {p.after[[d != 'passed' for d in done].index(True)]}"
-                                  " did not pass", now(), now(), [])
-            elif p.need(ngpus) > ngpus:
-                n = p.need(ngpus)
-                why = f"skipped: needs {n} GPU{'s' if n > 1 else ''}, {ngpus} here"
-                result[p.name] = (why, now(), now(), [])
+            n = p.need(ngpus)
+            failed = [a for a, d in zip(p.after, done) if d not in (None, "passed")]
+            if failed:
+                skip = f"{failed[0]} did not pass"
+            elif n > ngpus:
+                skip = f"needs {n} GPU{'s' if n > 1 else ''}, {ngpus} here"
             elif now() + p.seconds > budget:
-                result[p.name] = (f"skipped: its estimate ({p.seconds:.0f} s) would pass the "
-                                  f"budget ({budget:.0f} s)", now(), now(), [])
-            elif None in done or p.need(ngpus) > len(free):
+                skip = f"its estimate ({p.seconds:.0f} s) would pass the budget ({budget:.0f} s)"
+            elif None in done or n > len(free):
                 continue
             else:
-                gpus, free[:] = free[:p.need(ngpus)], free[p.need(ngpus):]
+                skip = None
+                gpus, free[:] = free[:n], free[n:]
                 running[p.name] = (gpus, now())
                 start(p, gpus, min(p.limit, budget - now()))
+            if skip:
+                result[p.name] = ("skipped: " + skip, now(), now(), [])
             pending.remove(p)
             progressed = True
         if not running and not progressed:  # only parts that wait for each other are left
@@ -244,7 +244,7 @@ class Runner:
     def __init__(self, gpus, out, fields, log=print):
         self.gpus, self.out, self.fields, self.log = gpus, out, fields, log
         self.t0 = time.monotonic()
-        self.procs = {}  # name -> (Popen, part, deadline)
+        self.procs = {}  # name -> (Popen, part, deadline, the limit as the summary says it)
 
     def now(self):
         return time.monotonic() - self.t0
@@ -260,13 +260,12 @@ class Runner:
                       jobs=str(max(2, int(self.fields["cores"]) // max(1, len(self.gpus)))))
         command = part.command.format(**fields)
         where = ", ".join(f"GPU {i}" for i in gpus) or "no GPU"
-        with open(folder / "log.txt", "w") as f:
-            f.write(f"# {part.name}: {command}\n# on {where} {uuids}, limit {limit:.0f} s\n")
-        log = open(folder / "log.txt", "a")
-        proc = subprocess.Popen(["bash", "-c", command], cwd=self.fields["root"], env=env,
-                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
-        log.close()
+        with open(folder / "log.txt", "w") as log:
+            log.write(f"# {part.name}: {command}\n# on {where} {uuids}, limit {limit:.0f} s\n")
+            log.flush()
+            proc = subprocess.Popen(["bash", "-c", command], cwd=self.fields["root"], env=env,
+                                    stdout=log, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
         self.procs[part.name] = (proc, part, self.now() + limit,
                                  f"{limit:.0f} s" + (", the budget's end" if limit < part.limit
                                                      else ""))
@@ -291,13 +290,9 @@ class Runner:
                 rc = proc.poll()
                 if rc is None and self.now() < deadline:
                     continue
-                if rc is None:
-                    self.kill(proc)
-                    status = f"FAILED: time limit ({limit})"
-                else:
-                    # A part's leftovers (a server it started) go with it.
-                    self.kill(proc)
-                    status = "passed" if rc == 0 else f"FAILED: exit {rc}"
+                self.kill(proc)  # past its limit; or its leftovers (a server it started)
+                status = (f"FAILED: time limit ({limit})" if rc is None else
+                          "passed" if rc == 0 else f"FAILED: exit {rc}")
                 del self.procs[name]
                 self.log(f"[{self.now():4.0f} s] end   {name}: {status}")
                 return part, status
@@ -329,7 +324,7 @@ def key_numbers(folder):
     if m:
         notes.append(m[-1])
     for csv_path in sorted(folder.glob("*.csv")):
-        rows = csv_rows(csv_path)
+        rows = read_csv(csv_path)
         pct = [float(r["pct_copy"]) for r in rows if r.get("pct_copy") not in (None, "", "-")]
         if pct:
             notes.append(f"{csv_path.name}: {len(rows)} rows, % of copy {min(pct):.1f}-"
@@ -343,14 +338,6 @@ def key_numbers(folder):
         elif re.match(r"\s*step10(-lab)?'s best, ", line):
             notes.append(f"{problem}: {line.strip()}")
     return "; ".join(notes)
-
-
-def csv_rows(path):
-    try:
-        with open(path, newline="") as f:
-            return list(csv.DictReader(f))
-    except (OSError, csv.Error):
-        return []
 
 
 def visible_gpus():
@@ -384,7 +371,6 @@ def fmt_plan(result, parts, gpus):
 
 
 def summarize(result, parts, gpus, out, elapsed, make_args):
-    by = {p.name: p for p in parts}
     rows, lines = [], []
     device = gpus[0][1] if gpus else "no GPU"
     lines.append(f"gpu-check: {len(gpus)} x {device}, {elapsed:.0f} s")
@@ -478,10 +464,8 @@ def main(argv=None):
         return merge(args.merge)
     try:
         if args.facts:
-            parts = [Part("build", "true", gpus=0, seconds=0)]
-            parts += parts_of(read_toml(args.facts).get("check", []), str(args.facts))
-            for p in parts[1:]:
-                p.after = ["build"] + p.after
+            parts = after_build([Part("build", "true", gpus=0, seconds=0)] +
+                                parts_of(read_toml(args.facts).get("check", []), str(args.facts)))
         else:
             parts = course_parts()
     except FactsError as e:
@@ -554,8 +538,7 @@ def self_test():
     parts = [Part("build", "", 0, 10), Part("a", "", 1, 100), Part("b", "", 1, 80),
              Part("c", "", 2, 50), Part("d", "", "all", 30), Part("e", "", 1, 1000),
              Part("f", "", 8, 10), Part("g", "", 1, 40), Part("h", "", 1, 20, after=["g"])]
-    for p in parts[1:]:
-        p.after = ["build"] + p.after
+    after_build(parts)
     plan = simulate(parts, 4, 300)
     check(not overlaps(plan), f"the plan puts two parts on one GPU at once: {overlaps(plan)}")
     check(plan["e"][0].startswith("skipped: its estimate"), f"e not skipped: {plan['e']}")

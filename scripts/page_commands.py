@@ -35,7 +35,6 @@ RULES = [  # (pattern of the command, None to run it, or why it is not run)
     (r"^(build/bin/bench_ex)", "needs a GPU"),
     (r"^(make ex\d\d|make grade|(EXERCISE_SEED=\d+ )?build/bin/test_ex)",
      "grades the exercises as handed out: unfinished by design, they fail"),
-    (r"^(for |done$|make grade SUBMISSION=\"\$d\")", "an instructor's loop over submissions"),
     (r"^(make step\d\d$|make test$|make plots$|python3 exercises/grader/selftest\.py( --quick)?$|"
      r"cmake --build build --target step08-lab_test)",
      "builds or runs what make test already does (its own tests)"),

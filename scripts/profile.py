@@ -1,10 +1,6 @@
 #!/usr/bin/env python3
-"""Nsight Compute counters of one step's kernels, as rows of plots/data/profile.csv.
-
-    scripts/profile.py NN [--shapes 8191x4097,...] [--types i8,...] [--ids a,b]
-                                          (make profile STEP=NN [SHAPES=...] [TYPES=...] [IDS=...])
-    scripts/profile.py NN-lab             a step's lab, ./stepNN-lab
-    scripts/profile.py --merge CSV        rows measured elsewhere (make gpu-check) into --out
+"""Nsight Compute counters of one step's kernels, as rows of plots/data/profile.csv
+(`make profile STEP=NN`; --help lists the options).
 
 What it profiles is the [[profile]] groups of the step's facts (steps/NN_name/step.toml, or
 lab/lab.toml): every shape x type of a group, with its args, each kernel (or the group's ids).
@@ -12,14 +8,10 @@ For each problem, from the repository root:
   1. runs ./stepNN once (one repetition, no verification) with --csv, to learn its kernels (id,
      name; the refused ones are skipped) and the device, driver and date;
   2. for each kernel, runs ncu on `./stepNN ... --only ID` and profiles its first launch (the
-     harness's copies and cuBLAS are filtered out). In a group with `passes = true` the kernel
-     is one call made of several launches (step 09's rectangle): every launch of the first call
-     is a row of its own, id "ID-passP", name "NAME, pass P of N: function". The binary makes
-     two calls (the verification run and one timed repetition), so the first N of the 2N
-     launches profiled are one transpose;
+     harness's copies and cuBLAS are filtered out); in a group with `passes = true`, each launch
+     of its first call, a row of its own (kernel_rows);
   3. converts ncu's raw CSV into rows `step,id,kernel,type,rows,cols,metric,value,unit,device,
-     driver,date` and replaces the step's earlier rows of that problem (of those kernels when
-     --ids or the group's ids narrow them) in --out; other rows are kept.
+     driver,date` that replace the step's earlier rows of that problem in --out (replace_rows).
 The metrics are METRICS below, or a group's `metrics`. ncu runs with --clock-control none (it
 never changes the GPU's clocks) and flushes the caches before each profiled kernel: DRAM bytes
 are cold-cache numbers.
@@ -40,6 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "plots"))
+from bench import write_csv  # noqa: E402
 from facts import Course, FactsError, parse_shape  # noqa: E402
 
 METRICS = [
@@ -84,8 +77,7 @@ def number(text):
 
 def launches(text, wanted):
     """[(kernel name, {metric: (value, unit)})], one per profiled launch in order, from ncu's
-    `--csv --page raw` output: wide (one column per metric, a row of units, a row per launch) or
-    long (one row per metric)."""
+    `--csv --page raw` output (one column per metric, a row of units, a row per launch)."""
     lines = text.splitlines()
     start = next((k for k, line in enumerate(lines) if line.startswith('"ID"')), None)
     if start is None:
@@ -93,27 +85,18 @@ def launches(text, wanted):
     table = [r for r in csv.reader(lines[start:]) if r]
     names = table[0]
     col = {n: k for k, n in enumerate(names)}
-    name_col = col.get("Kernel Name")
+    name_col = names.index("Kernel Name") if "Kernel Name" in names else None
+    units = table[1] if len(table) > 1 and not table[1][0].strip().isdigit() else []
     found = {}
-    if "Metric Name" in col:  # long format
-        for r in table[1:]:
-            if r[0].strip().isdigit() and r[col["Metric Name"]] in wanted:
-                kernel = r[name_col] if name_col is not None else ""
-                entry = found.setdefault(int(r[0]), (kernel, {}))
-                value = number(r[col["Metric Value"]])
-                if value is not None:
-                    entry[1][r[col["Metric Name"]]] = (value, r[col["Metric Unit"]])
-    else:  # wide format
-        units = table[1] if len(table) > 1 and not table[1][0].strip().isdigit() else []
-        for r in table[1:]:
-            if not r[0].strip().isdigit():
-                continue
-            values = {}
-            for k, n in enumerate(names):
-                value = number(r[k]) if n in wanted and k < len(r) else None
-                if value is not None:
-                    values[n] = (value, units[k] if k < len(units) else "")
-            found[int(r[0])] = (r[name_col] if name_col is not None else "", values)
+    for r in table[1:]:
+        if not r[0].strip().isdigit():
+            continue
+        values = {}
+        for k, n in enumerate(names):
+            value = number(r[k]) if n in wanted and k < len(r) else None
+            if value is not None:
+                values[n] = (value, units[k] if k < len(units) else "")
+        found[int(r[0])] = (r[name_col] if name_col is not None else "", values)
     return [found[k] for k in sorted(found)]
 
 
@@ -147,8 +130,10 @@ def rows_of(values, step, kid, kernel, run):
 
 
 def kernel_rows(step, kid, name, found, run, passes):
-    """The rows of one profiled kernel: its first launch, or with `passes` each launch of its
-    first call (the first half of the launches: the binary calls it twice)."""
+    """The rows of one profiled kernel: its first launch, or with `passes` (a kernel that is one
+    call of several launches: step 09's rectangle) each launch of its first call, id "ID-passP",
+    name "NAME, pass P of N: function". The binary calls it twice (the verification run and one
+    timed repetition), so the first half of the launches are one transpose."""
     if not found:
         raise ProfileError(f"ncu profiled no launch of '{name}'", 3)
     if not passes:
@@ -176,13 +161,7 @@ def replace_rows(path, new_rows, step, problem, ids):
                 mine = ids is None or re.sub(r"-pass\d+$", "", r.get("id", "")) in ids
                 if not (same and mine):
                     kept.append([r.get(h, "") for h in HEADER])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(HEADER)
-        w.writerows(kept + new_rows)
-    os.replace(tmp, path)
+    write_csv(path, HEADER, kept + new_rows)
 
 
 def merge(path, out):
@@ -312,12 +291,9 @@ def main(argv=None):
                                                 group.metrics or METRICS, ids, group.passes, tmp)
                 replace_rows(args.out, rows, step, problem, ids)
                 total += len(rows)
-    except (FactsError, ValueError) as e:
+    except (FactsError, ValueError, ProfileError) as e:
         print(f"profile: {e}", file=sys.stderr)
-        return 2
-    except ProfileError as e:
-        print(f"profile: {e}", file=sys.stderr)
-        return e.code
+        return getattr(e, "code", 2)  # a bad fact or argument: 2
     if not total:
         print(f"profile: nothing of {step} matches --shapes/--types/--ids", file=sys.stderr)
         return 2

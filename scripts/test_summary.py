@@ -4,24 +4,21 @@ that says how many GPU tests ran and how many were skipped and why, and the same
 tests (the docs, plots and mpirun tests skip without Doxygen, matplotlib or MPI). CTest's own
 "100% tests passed" counts a skipped test as passed; these lines do not.
 
-    python3 scripts/test_summary.py BUILD_DIR RESULTS_XML
-    python3 scripts/test_summary.py --run BUILD_DIR -- CTEST_ARGS...
+    python3 scripts/test_summary.py --run BUILD_DIR -- CTEST_ARGS...   (make test)
+    python3 scripts/test_summary.py --self-test
 
---run runs ctest in BUILD_DIR itself and writes its whole output (some 950 lines, a failed
-test's output included) to BUILD_DIR/Testing/ctest.log, whose path it prints first. On a
-terminal, while it runs: the test that just finished, on one line that is rewritten, and each
-failure as it happens. Then one line per part of the course (a step, its lab's tests apart, an
-exercise, the docs, ...) with its counts, one line per failed test with the first line of its
-failure, and the summary line last; the exit code is ctest's.
+It runs ctest in BUILD_DIR and writes its whole output (some 950 lines, a failed test's output
+included) to BUILD_DIR/Testing/ctest.log, whose path it prints first. On a terminal, while it
+runs: the test that just finished, on one line that is rewritten, and each failure as it
+happens. Then one line per part of the course (a step, its lab's tests apart, an exercise, the
+docs, ...) with its counts, one line per failed test with the first line of its failure, and
+the summary line last; the exit code is ctest's.
 
-RESULTS_XML is what `ctest --output-junit` wrote; a test is a GPU test when one of its labels
-has `gpu` in it: gpu, gpu-large, lab-gpu, lab-gpu-large (`ctest --show-only=json-v1` gives the
-labels). The last line is, for example:
+A test is a GPU test when one of its labels has `gpu` in it: gpu, gpu-large, lab-gpu,
+lab-gpu-large. The last line is, for example (on one line):
 
     GPU tests: 0 ran, 251 skipped (no CUDA device: no NVIDIA driver is installed); CPU tests:
     180 passed, 2 skipped (docs_build: doxygen is not installed; ...)
-
-(on one line). Without --run it prints that line alone and exits 0.
 """
 
 import json
@@ -70,25 +67,31 @@ def shorten(text):
     return re.split(r";| \(|: ", text.strip(), maxsplit=1)[0].strip()
 
 
+def tally(cases, key, reason=lambda name, output: skip_reason(output)):
+    """({key: Counter of passed, failed, skipped}, {key: Counter of skip reasons}) of
+    [(name, status, output)], each test counted under key(name)."""
+    counts, reasons = {}, {}
+    for name, status, output in cases:
+        k = key(name)
+        c = counts.setdefault(k, Counter())
+        c["skipped" if status == "notrun" else "failed" if status == "fail" else "passed"] += 1
+        if status == "notrun":
+            reasons.setdefault(k, Counter())[reason(name, output)] += 1
+    return counts, reasons
+
+
 def summarize(cases, labels):
     """The summary line for [(name, status, output)] and {name: [labels]}."""
-    counts = {kind: Counter() for kind in ("gpu", "cpu")}
-    reasons = {kind: Counter() for kind in ("gpu", "cpu")}
-    for name, status, output in cases:
-        kind = "gpu" if any("gpu" in label for label in labels.get(name, [])) else "cpu"
-        if status == "notrun":
-            counts[kind]["skipped"] += 1
-            reason = skip_reason(output)
-            if kind == "cpu":  # few, and each its own tool: name the test
-                reason = "%s: %s" % (name, reason)
-            reasons[kind][reason] += 1
-        elif status == "fail":
-            counts[kind]["failed"] += 1
-        else:
-            counts[kind]["passed"] += 1
+    def kind(name):
+        return "gpu" if any("gpu" in label for label in labels.get(name, [])) else "cpu"
+
+    def reason(name, output):  # CPU skips are few, each its own tool: name the test
+        return ("%s: %s" % (name, skip_reason(output)) if kind(name) == "cpu"
+                else skip_reason(output))
+    counts, reasons = tally(cases, kind, reason)
 
     def why(kind):
-        if not reasons[kind]:
+        if kind not in reasons:
             return ""
         several = len(reasons[kind]) > 1 and kind == "gpu"  # then say how many had each
         parts = ["%d: %s" % (n, r) if several else r for r, n in reasons[kind].most_common()]
@@ -97,7 +100,7 @@ def summarize(cases, labels):
             parts = parts[:most] + ["..."]
         return " (%s)" % "; ".join(parts)
 
-    g, c = counts["gpu"], counts["cpu"]
+    g, c = counts.get("gpu", Counter()), counts.get("cpu", Counter())
     gpu = "GPU tests: %d ran" % (g["passed"] + g["failed"])
     if g["failed"]:
         gpu += " (%d failed)" % g["failed"]
@@ -141,7 +144,39 @@ def self_test():
                        ("m", "notrun", gpu_out)], {n: ["gpu"] for n in "ghkm"})
     if not mixed.startswith("GPU tests: 2 ran (1 failed), 2 skipped (1: needs 40 GiB; 1: no CUDA"):
         sys.exit("test_summary: got " + mixed)
-    self_test_run()
+    # group(), group_lines(), failure_reason() and progress()
+    names = {"step02_test.CpuStep02.X": "step02", "step02.cli.Help": "step02",
+             "facts_step02": "step02", "step04-lab.cli.Help": "step04 lab",
+             "facts_step04-lab": "step04 lab", "test_ex01_solution.Ex01.Y": "exercise 01",
+             "bench_ex03_solution.cli.Help": "exercise 03", "docs_build": "docs",
+             "CpuBankmap.HelpExitsZero": "bankmap", "common_test.CpuOptions.Z": "common",
+             "step08_patterns.cli.Help": "step08", "test_summary_self_test": "test summary",
+             "lesson_pages_check": "pages", "page_commands": "pages", "labs_copies": "labs"}
+    for name, want in names.items():
+        if group(name) != want:
+            sys.exit("test_summary: group(%r) gave %r, wanted %r" % (name, group(name), want))
+    lines = group_lines([("docs_build", "notrun", "docs_build skipped: doxygen is not installed"),
+                         ("step10.cli.Help", "run", ""), ("step02_test.A", "fail", ""),
+                         ("step02_test.B", "notrun", "x.cu:3: Skipped\nneeds 40 GiB\n"),
+                         ("test_ex01_solution.C", "run", "")])
+    want = ["  step02       1 failed, 1 skipped (needs 40 GiB)", "  step10       1 passed",
+            "  exercise 01  1 passed", "  docs         1 skipped (doxygen is not installed)"]
+    if lines != want:
+        sys.exit("test_summary: group_lines gave %r" % lines)
+    reason = failure_reason("[ RUN ] X\ntest.cu:12: Failure\nExpected equality of these values:\n"
+                            "[  FAILED  ] X\n")
+    if reason != "Expected equality of these values:":
+        sys.exit("test_summary: failure_reason gave %r" % reason)
+    import io
+    out = io.StringIO()
+    progress(["      Start  1: a.X\n",
+              " 1/3 Test  #1: a.X ..................   Passed    0.01 sec\n",
+              " 2/3 Test  #2: a.Gpu ................***Skipped   0.02 sec\n",
+              " 3/3 Test  #3: b.Y ..................***Failed    1.50 sec\n",
+              "100% tests passed\n"], out, tty=True)
+    if "\r\033[KFAILED b.Y (failed)\n" not in out.getvalue() or \
+            not out.getvalue().endswith("\r\033[K"):
+        sys.exit("test_summary: progress gave %r" % out.getvalue())
     print("test_summary: ok")
 
 
@@ -170,12 +205,7 @@ def group(name):
 def group_lines(cases):
     """One line per part of the course: its tests passed, failed and skipped; steps first, in
     order, then the exercises, then the rest by name."""
-    counts, why = {}, {}
-    for name, status, output in cases:
-        c = counts.setdefault(group(name), Counter())
-        c["skipped" if status == "notrun" else "failed" if status == "fail" else "passed"] += 1
-        if status == "notrun":
-            why.setdefault(group(name), Counter())[skip_reason(output)] += 1
+    counts, why = tally(cases, group)
 
     def order(g):
         return (0 if g.startswith("step") else 1 if g.startswith("exercise") else 2, g)
@@ -235,42 +265,6 @@ def progress(lines, out, tty):
         out.flush()
 
 
-def self_test_run():
-    """group(), group_lines(), failure_reason() and progress() on made-up results."""
-    names = {"step02_test.CpuStep02.X": "step02", "step02.cli.Help": "step02",
-             "facts_step02": "step02", "step04-lab.cli.Help": "step04 lab",
-             "facts_step04-lab": "step04 lab", "test_ex01_solution.Ex01.Y": "exercise 01",
-             "bench_ex03_solution.cli.Help": "exercise 03", "docs_build": "docs",
-             "CpuBankmap.HelpExitsZero": "bankmap", "common_test.CpuOptions.Z": "common",
-             "step08_patterns.cli.Help": "step08", "test_summary_self_test": "test summary",
-             "lesson_pages_check": "pages", "page_commands": "pages", "labs_copies": "labs"}
-    for name, want in names.items():
-        if group(name) != want:
-            sys.exit("test_summary: group(%r) gave %r, wanted %r" % (name, group(name), want))
-    lines = group_lines([("docs_build", "notrun", "docs_build skipped: doxygen is not installed"),
-                         ("step10.cli.Help", "run", ""), ("step02_test.A", "fail", ""),
-                         ("step02_test.B", "notrun", "x.cu:3: Skipped\nneeds 40 GiB\n"),
-                         ("test_ex01_solution.C", "run", "")])
-    want = ["  step02       1 failed, 1 skipped (needs 40 GiB)", "  step10       1 passed",
-            "  exercise 01  1 passed", "  docs         1 skipped (doxygen is not installed)"]
-    if lines != want:
-        sys.exit("test_summary: group_lines gave %r" % lines)
-    reason = failure_reason("[ RUN ] X\ntest.cu:12: Failure\nExpected equality of these values:\n"
-                            "[  FAILED  ] X\n")
-    if reason != "Expected equality of these values:":
-        sys.exit("test_summary: failure_reason gave %r" % reason)
-    import io
-    out = io.StringIO()
-    progress(["      Start  1: a.X\n",
-              " 1/3 Test  #1: a.X ..................   Passed    0.01 sec\n",
-              " 2/3 Test  #2: a.Gpu ................***Skipped   0.02 sec\n",
-              " 3/3 Test  #3: b.Y ..................***Failed    1.50 sec\n",
-              "100% tests passed\n"], out, tty=True)
-    if "\r\033[KFAILED b.Y (failed)\n" not in out.getvalue() or \
-            not out.getvalue().endswith("\r\033[K"):
-        sys.exit("test_summary: progress gave %r" % out.getvalue())
-
-
 def run(build, ctest_args):
     """Runs ctest with its whole output in BUILD/Testing/ctest.log; prints what the module's
     docstring says; ctest's exit code."""
@@ -316,10 +310,7 @@ def main():
         return self_test()
     if sys.argv[1:2] == ["--run"] and len(sys.argv) >= 4 and sys.argv[3] == "--":
         sys.exit(run(sys.argv[2], sys.argv[4:]))
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    build, junit = sys.argv[1], sys.argv[2]
-    print(summarize(read_junit(junit), labels_by_test(build)))
+    sys.exit(__doc__)
 
 
 if __name__ == "__main__":
