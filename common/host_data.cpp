@@ -110,11 +110,12 @@ void pattern_element(ElemType type, std::int64_t index, std::uint64_t seed, std:
   }
 }
 
-void fill_pattern(ElemType type, std::uint8_t* dst, std::int64_t count, std::uint64_t seed) {
+void fill_pattern(ElemType type, std::uint8_t* dst, std::int64_t count, std::uint64_t seed,
+                  std::int64_t first) {
   const std::size_t size = elem_size(type);
   parallel_for(count, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {
-      pattern_element(type, i, seed, dst + static_cast<std::size_t>(i) * size);
+      pattern_element(type, first + i, seed, dst + static_cast<std::size_t>(i) * size);
     }
   });
 }

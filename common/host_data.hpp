@@ -30,7 +30,9 @@ std::uint64_t fresh_seed();
 /// theirs come from the whole index, so they do not repeat with a period).
 /// The second-highest bit of each element is always 0: for f16, bf16, f32 and f64 that is the
 /// top exponent bit, so no pattern is a NaN or an infinity, and none equals the poison.
-void fill_pattern(ElemType type, std::uint8_t* dst, std::int64_t count, std::uint64_t seed);
+/// With @p first, dst[i] is element first + i's: a part of a larger matrix (step 10's rows).
+void fill_pattern(ElemType type, std::uint8_t* dst, std::int64_t count, std::uint64_t seed,
+                  std::int64_t first = 0);
 
 /// Writes to @p dst the pattern that fill_pattern gives element @p index (one element of
 /// @p type), so that a part of a matrix can be made or checked without the whole: each GPU of
