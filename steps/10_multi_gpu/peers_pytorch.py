@@ -128,28 +128,14 @@ def short_program(R, C, G, me):
     (None, None when every piece is the same size). Pure tensor methods, so the same functions
     run eagerly and under torch.compile.
 
-    Input x is (rows, C), rows = rcount[me], x[i, c] = A[rfirst[me] + i, c].
-    send: GPU p's piece first to last, piece p = x[:, cfirst[p] : + ccount[p]] row-major:
-        send[p-th piece][i, j] = x[i, cfirst[p] + j]                (rows x ccount[p])
-    recv after the all-to-all, GPU q's piece first to last (cols = ccount[me]):
-        recv[q-th piece][i, j] = A[rfirst[q] + i, cfirst[me] + j]  (rcount[q] x cols)
-    y is (cols, R) and y[j, rfirst[q] + i] = A[rfirst[q] + i, cfirst[me] + j] = recv[q][i, j].
-
-    Even split (R = G br, C = G bc): rows = br, cols = bc, cfirst[p] = p bc, rfirst[q] = q br.
-        x.view(br, G, bc)[i, p, j] = x[i, p bc + j]; .transpose(0, 1) makes it [p, i, j], and
-        .contiguous() lays it out as G pieces of br x bc: exactly send.
-        recv.view(G, br, bc)[q, i, j] = recv[q][i, j]; .permute(2, 0, 1) makes it [j, q, i],
-        and .reshape(bc, R) puts it at y[j, q br + i]. That reshape copies nothing: the
-        permuted strides (1, br bc, bc) merge into (1, bc), so it is recv.view(R, bc).t(), a
-        strided view of recv. .contiguous() makes the row-major y, and that copy is the one
-        2-D transpose of the program: the pack moves whole rows of bc elements.
-    Uneven split: a run (f, k, w) of block_groups(C, G) is k pieces of w columns from column
-    f, and their send pieces are consecutive: x[:, f : f + k w].view(rows, k, w) is
-    [i, p', j] = x[i, f + p' w + j], transposed to [p', i, j] and copied into the next k rows
-    w elements of send. Likewise a run (f, k, h) of block_groups(R, G) is k received pieces of
-    h rows, consecutive in recv: recv[at : + k h cols].view(k, h, cols).permute(2, 0, 1) is
-    [j, q', i] = recv[q][i, j], copied into y[:, f : f + k h].view(cols, k, h), whose
-    [j, q', i] is y[j, f + q' h + i]. At most two copy kernels per move, the same bytes.
+    send holds GPU p's piece x[:, cfirst[p]:+ccount[p]] row-major, p = 0 .. G-1; recv after the
+    all-to-all holds GPU q's piece of A[rfirst[q]:+rcount[q], cfirst[me]:+cols], q = 0 .. G-1.
+    Even split (R = G br, C = G bc): the pack is one copy of whole rows of bc elements; the
+    unpack's reshape copies nothing (its permuted strides merge: it is recv.view(R, bc).t(), a
+    strided view), so its .contiguous() is the one 2-D transpose of the program (DIRECT.md).
+    Uneven split: each move is one copy per run of equal blocks (block_groups), at most two,
+    each a strided view (k, rows, w) or (cols, k, h) of k consecutive pieces. The CPU test
+    (plots/tests/test_peers10.py) checks both on numpy arrays.
     """
     rfirst, rcount = blocks(R, G)
     cfirst, ccount = blocks(C, G)
