@@ -216,6 +216,8 @@ def symmetric_outputs(R, C, G, me, x, dev):
         return program
 
     def compiled():
+        import torch._dynamo
+        torch._dynamo.reset()  # each shape its own compile, no recompile limit
         cmove = torch.compile(copies, dynamic=False, fullgraph=True)
         cmove(x)  # compiled here, on the shapes the timing will use (no GPU reads its output yet)
         return around(cmove)
@@ -353,41 +355,42 @@ def worker(rank, G, plan, args, init_file, results):
             return program
 
         programs, notes, symm = {}, [], None
+
+        def attempt(name, build):
+            """programs[name] = build() where it builds on every GPU, else a note saying why not."""
+            why, fn = "", None
+            try:
+                fn = build()
+            except Exception as e:  # no triton or symmetric memory here, an unsupported PyTorch...
+                why = first_line(e)
+            if all_ok(not why):
+                programs[name] = fn
+            else:
+                notes.append("%s skipped: %s" % (name, why or "failed on another GPU"))
+            torch.cuda.synchronize()
+
+        def compiled():  # compiled once for this shape and type, here, before any timing
+            import torch._dynamo
+            torch._dynamo.reset()  # each shape its own compile, no recompile limit
+            cpack = torch.compile(pack, dynamic=False, fullgraph=True)
+            cunpack = torch.compile(unpack, dynamic=False, fullgraph=True)
+            cpack(x)  # compiled here, on the shapes the timing will use
+            cunpack(recv)
+            return around(cpack, cunpack)
+
+        def symmetric(name):
+            nonlocal symm
+            if symm is None:
+                symm = symmetric_outputs(R, C, G, rank, x, dev)
+            return symm[0] if name == "symm" else symm[1]()
+
         for name in args.programs:
             if name == "short":
                 programs[name] = around(pack, unpack)
             elif name == "piece":
                 programs[name] = piece
-            else:  # compiled once for this shape and type, here, before any timing
-                why = ""
-                try:
-                    import torch._dynamo
-                    torch._dynamo.reset()  # each shape its own compile, no recompile limit
-                    cpack = torch.compile(pack, dynamic=False, fullgraph=True)
-                    cunpack = torch.compile(unpack, dynamic=False, fullgraph=True)
-                    cpack(x)  # compiled here, on the shapes the timing will use
-                    cunpack(recv)
-                except Exception as e:  # no triton, an unsupported GPU or PyTorch...
-                    why = first_line(e)
-                if all_ok(not why):
-                    programs[name] = around(cpack, cunpack)
-                else:
-                    notes.append("compiled skipped: torch.compile failed (%s)" %
-                                 (why or "on another GPU"))
-                torch.cuda.synchronize()
-
-        for name in [n for n in args.programs if n.startswith("symm")]:
-            why = ""
-            try:
-                if symm is None:
-                    symm = symmetric_outputs(R, C, G, rank, x, dev)
-                programs[name] = symm[0] if name == "symm" else symm[1]()
-            except Exception as e:  # no symmetric memory here, an unsupported PyTorch...
-                why = first_line(e)
-            if not all_ok(not why):
-                programs.pop(name, None)
-                notes.append("%s skipped: %s" % (name, why or "failed on another GPU"))
-            torch.cuda.synchronize()
+            else:
+                attempt(name, compiled if name == "compiled" else lambda: symmetric(name))
 
         runs = []
         for _ in range(args.runs):
