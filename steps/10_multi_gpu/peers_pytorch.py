@@ -9,7 +9,8 @@ programs (PROGRAMS; each function below says how it works):
   short          what a PyTorch user writes: one pack copy, all_to_all_single, one permute
                  (short_program)
   compiled       the same pack and unpack under torch.compile (the all-to-all stays eager)
-  piece          the course's first peer: x.split(...) per owner, all_to_all_single, t().contiguous()
+  piece          the course's first peer: x.split(...) per owner, all_to_all_single,
+                 t().contiguous()
   symm           each GPU copies its transposed blocks straight into the owners' outputs,
                  buffers of torch.distributed._symmetric_memory (symmetric_outputs)
   symm-compiled  the same copies under torch.compile (the barriers stay eager)
