@@ -59,21 +59,15 @@ void check_arguments(const Options& opt) {
 }
 
 // What every binary checks before it allocates anything, once its arguments are known to be
-// good: a device this build's kernels run on, and room for an input and an output buffer.
-// Returns an exit code, kExitOk to go on.
-int check_device(const StepInfo& step, const Options& opt) {
+// good: a device this build's kernels run on (else CudaError), and room for an input and an
+// output buffer (else UsageError).
+void check_device(const StepInfo& step, const Options& opt) {
   const Problem& p = opt.problem;
   std::string why;
-  if (!cuda_device_available(&why)) {
-    std::cerr << step.binary << ": no usable CUDA device: " << why << "\n";
-    return kExitCudaError;
-  }
+  if (!cuda_device_available(&why)) throw CudaError("no usable CUDA device: " + why);
   // The make target that rebuilds it: a step's, a lab's or a tool's own name, else `all`.
   const std::string target = step.binary.rfind("step", 0) == 0 ? step.binary : "all";
-  if (!kernels_run_here(target, &why)) {
-    std::cerr << step.binary << ": " << why << "\n";
-    return kExitCudaError;
-  }
+  if (!kernels_run_here(target, &why)) throw CudaError(why);
   // Refuse what cannot fit before allocating anything: an input and an output buffer.
   std::size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -82,7 +76,6 @@ int check_device(const StepInfo& step, const Options& opt) {
     throw UsageError("--rows x --cols: " + p.describe() + " needs " + gib(needed) +
                      " of device memory, " + gib(free_bytes) + " is free");
   }
-  return kExitOk;
 }
 
 // The step's kernels for these options, narrowed by --only: the kernel with that id, else the
@@ -118,8 +111,8 @@ int run_frame(int argc, char** argv, const StepInfo& step, const ArgumentCheck& 
     if (check) check(opt);
     if (opt.list && list) return list(opt);
     check_arguments(opt);
-    const int ready = check_device(step, opt);
-    return ready != kExitOk ? ready : body(opt);
+    check_device(step, opt);
+    return body(opt);
   });
 }
 
