@@ -60,6 +60,11 @@ struct VerifyResult {
 VerifyResult verify_transpose(const Problem& p, const std::uint8_t* expected,
                               const std::uint8_t* got);
 
+/// The words every verifier gives its first mismatch: "(row R, col C) of the OUT_ROWS x OUT_COLS
+/// output: expected 0x.., got 0x..", and whether @p got still holds the poison or is a NaN.
+std::string mismatch_at(ElemType type, std::int64_t row, std::int64_t col, std::int64_t out_rows,
+                        std::int64_t out_cols, const std::uint8_t* expected, const std::uint8_t* got);
+
 /// Runs fn(begin, end) over [0, n) split across the host's cores.
 void parallel_for(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& fn);
 

@@ -60,14 +60,8 @@ std::string check_block(const Layout& at, int me, course::ElemType type, std::ui
   if (i == n) return "";
   std::uint8_t want[16];
   course::pattern_element(type, (i % at.rows) * at.cols + first + i / at.rows, seed, want);
-  bool poisoned = true;
-  for (std::size_t b = 0; b < size; ++b) poisoned = poisoned && got[i * size + b] == course::kPoisonByte;
-  std::ostringstream s;
-  s << "mismatch at (row " << first + i / at.rows << ", col " << i % at.rows << ") of the "
-    << at.cols << " x " << at.rows << " output: expected " << course::hex_bits(type, want)
-    << ", got " << course::hex_bits(type, got + i * size)
-    << (poisoned ? " (never written: still the poison)" : "");
-  return s.str();
+  return "mismatch at " + course::mismatch_at(type, first + i / at.rows, i % at.rows, at.cols,
+                                              at.rows, want, got + i * size);
 }
 
 namespace {
