@@ -50,14 +50,6 @@ cudaError_t run_poisoned(const Variant& v, const Problem& p, const void* in, voi
 
 namespace {
 
-// The arguments' own checks, which need no device: a writable --csv (the step's checks ran when
-// its kernel list was built, before this).
-void check_arguments(const Options& opt) {
-  if (!opt.csv.empty() && !can_append(opt.csv)) {
-    throw UsageError("--csv: cannot write '" + opt.csv + "'");
-  }
-}
-
 // What every binary checks before it allocates anything, once its arguments are known to be
 // good: a device this build's kernels run on (else CudaError), and room for an input and an
 // output buffer (else UsageError).
@@ -98,8 +90,8 @@ std::vector<Variant> select_variants(const StepInfo& step, const Options& opt,
   return variants;
 }
 
-// parse, --help, the arguments' checks (@p check, which throws UsageError, then
-// check_arguments), the device, @p body; the errors become exit codes with a one-line message.
+// parse, --help, the arguments' checks (@p check, which throws UsageError, then a writable
+// --csv), the device, @p body; the errors become exit codes with a one-line message.
 int run_frame(int argc, char** argv, const StepInfo& step, const ArgumentCheck& check,
               const StepBody& body, const StepBody& list = nullptr) {
   return exit_code_of(step.binary, [&] {
@@ -110,7 +102,7 @@ int run_frame(int argc, char** argv, const StepInfo& step, const ArgumentCheck& 
     }
     if (check) check(opt);
     if (opt.list && list) return list(opt);
-    check_arguments(opt);
+    check_csv(opt.csv);
     check_device(step, opt);
     return body(opt);
   });

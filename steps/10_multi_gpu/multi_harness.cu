@@ -507,9 +507,7 @@ int run_multi(int argc, char** argv, const std::string& binary, const std::strin
     if (methods.empty()) {
       throw UsageError("--only: no kernel of " + step.binary + " matches '" + opt.only + "'");
     }
-    if (lead && !opt.csv.empty() && !course::can_append(opt.csv)) {
-      throw UsageError("--csv: cannot write '" + opt.csv + "'");
-    }
+    if (lead) course::check_csv(opt.csv);
     team.join(g == "all" ? 0 : std::stoi(g), step.binary);
     joined = true;
     return team.finish(measure(team, step, opt, methods));
