@@ -50,30 +50,16 @@ cudaError_t run_poisoned(const Variant& v, const Problem& p, const void* in, voi
 
 namespace {
 
-// The arguments' own checks, which need no device: a writable --csv (the step's checks ran when
-// its kernel list was built, before this).
-void check_arguments(const Options& opt) {
-  if (!opt.csv.empty() && !can_append(opt.csv)) {
-    throw UsageError("--csv: cannot write '" + opt.csv + "'");
-  }
-}
-
 // What every binary checks before it allocates anything, once its arguments are known to be
-// good: a device this build's kernels run on, and room for an input and an output buffer.
-// Returns an exit code, kExitOk to go on.
-int check_device(const StepInfo& step, const Options& opt) {
+// good: a device this build's kernels run on (else CudaError), and room for an input and an
+// output buffer (else UsageError).
+void check_device(const StepInfo& step, const Options& opt) {
   const Problem& p = opt.problem;
   std::string why;
-  if (!cuda_device_available(&why)) {
-    std::cerr << step.binary << ": no usable CUDA device: " << why << "\n";
-    return kExitCudaError;
-  }
+  if (!cuda_device_available(&why)) throw CudaError("no usable CUDA device: " + why);
   // The make target that rebuilds it: a step's, a lab's or a tool's own name, else `all`.
   const std::string target = step.binary.rfind("step", 0) == 0 ? step.binary : "all";
-  if (!kernels_run_here(target, &why)) {
-    std::cerr << step.binary << ": " << why << "\n";
-    return kExitCudaError;
-  }
+  if (!kernels_run_here(target, &why)) throw CudaError(why);
   // Refuse what cannot fit before allocating anything: an input and an output buffer.
   std::size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -82,7 +68,6 @@ int check_device(const StepInfo& step, const Options& opt) {
     throw UsageError("--rows x --cols: " + p.describe() + " needs " + gib(needed) +
                      " of device memory, " + gib(free_bytes) + " is free");
   }
-  return kExitOk;
 }
 
 // The step's kernels for these options, narrowed by --only: the kernel with that id, else the
@@ -105,8 +90,8 @@ std::vector<Variant> select_variants(const StepInfo& step, const Options& opt,
   return variants;
 }
 
-// parse, --help, the arguments' checks (@p check, which throws UsageError, then
-// check_arguments), the device, @p body; the errors become exit codes with a one-line message.
+// parse, --help, the arguments' checks (@p check, which throws UsageError, then a writable
+// --csv), the device, @p body; the errors become exit codes with a one-line message.
 int run_frame(int argc, char** argv, const StepInfo& step, const ArgumentCheck& check,
               const StepBody& body, const StepBody& list = nullptr) {
   return exit_code_of(step.binary, [&] {
@@ -117,9 +102,9 @@ int run_frame(int argc, char** argv, const StepInfo& step, const ArgumentCheck& 
     }
     if (check) check(opt);
     if (opt.list && list) return list(opt);
-    check_arguments(opt);
-    const int ready = check_device(step, opt);
-    return ready != kExitOk ? ready : body(opt);
+    check_csv(opt.csv);
+    check_device(step, opt);
+    return body(opt);
   });
 }
 

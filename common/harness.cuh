@@ -72,10 +72,8 @@ using StepBody = std::function<int(const Options&)>;
 using ArgumentCheck = std::function<void(const Options&)>;
 
 /// The frame of run_step, for a binary that prints something other than the step table (step
-/// 08's access patterns): steps 1 and 2 above (parse, --help, a writable --csv, a device, room
-/// for two buffers of the problem), then @p body; UsageError, CudaError and running out of host
-/// memory become the exit codes 2, 3 and 2 with a one-line message. Such a binary has no kernel
-/// list and verifies nothing, so --only, --seed and --no-verify are refused by name. @p check,
+/// 08's access patterns): steps 1 and 2 above, then @p body, its errors turned into exit codes
+/// by exit_code_of (errors.hpp); no kernel list, so StepInfo::verifies_kernels is false. @p check,
 /// when given, runs right after parsing, before any device is looked for, so that a bad argument
 /// gets its exit code 2 on any machine.
 int run_main(int argc, char** argv, const StepInfo& step, const StepBody& body,

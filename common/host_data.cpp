@@ -110,11 +110,12 @@ void pattern_element(ElemType type, std::int64_t index, std::uint64_t seed, std:
   }
 }
 
-void fill_pattern(ElemType type, std::uint8_t* dst, std::int64_t count, std::uint64_t seed) {
+void fill_pattern(ElemType type, std::uint8_t* dst, std::int64_t count, std::uint64_t seed,
+                  std::int64_t first) {
   const std::size_t size = elem_size(type);
   parallel_for(count, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {
-      pattern_element(type, i, seed, dst + static_cast<std::size_t>(i) * size);
+      pattern_element(type, first + i, seed, dst + static_cast<std::size_t>(i) * size);
     }
   });
 }
@@ -192,28 +193,28 @@ VerifyResult verify_transpose(const Problem& p, const std::uint8_t* expected,
   if (i == p.elements()) return r;
 
   // Output coordinates: matrix m holds cols x rows, so an output row is an input column.
-  const std::int64_t out_rows = p.cols, out_cols = p.rows;
-  const std::int64_t m = i / (out_rows * out_cols);
-  const std::int64_t row = (i % (out_rows * out_cols)) / out_cols;
-  const std::int64_t col = i % out_cols;
-  const std::uint8_t* g = got + static_cast<std::size_t>(i) * size;
-  bool poisoned = true;
-  for (std::size_t b = 0; b < size; ++b) poisoned = poisoned && g[b] == kPoisonByte;
+  const std::int64_t out_rows = p.cols, out_cols = p.rows, m = i / (out_rows * out_cols);
+  const std::size_t at = static_cast<std::size_t>(i) * size;
+  r.ok = false;
+  r.message = "mismatch at " + (p.batch > 1 ? "matrix " + std::to_string(m) + ", " : std::string()) +
+              mismatch_at(p.type, (i % (out_rows * out_cols)) / out_cols, i % out_cols, out_rows,
+                          out_cols, expected + at, got + at);
+  return r;
+}
 
+std::string mismatch_at(ElemType type, std::int64_t row, std::int64_t col, std::int64_t out_rows,
+                        std::int64_t out_cols, const std::uint8_t* expected, const std::uint8_t* got) {
+  bool poisoned = true;
+  for (std::size_t b = 0; b < elem_size(type); ++b) poisoned = poisoned && got[b] == kPoisonByte;
   std::ostringstream s;
-  s << "mismatch at ";
-  if (p.batch > 1) s << "matrix " << m << ", ";
   s << "(row " << row << ", col " << col << ") of the " << out_rows << " x " << out_cols
-    << " output: expected " << hex_bits(p.type, expected + static_cast<std::size_t>(i) * size)
-    << ", got " << hex_bits(p.type, g);
+    << " output: expected " << hex_bits(type, expected) << ", got " << hex_bits(type, got);
   if (poisoned) {
     s << " (never written: still the poison)";
-  } else if (check_nan && is_nan_bits(p.type, g)) {
+  } else if (is_nan_bits(type, got)) {
     s << " (a NaN)";
   }
-  r.ok = false;
-  r.message = s.str();
-  return r;
+  return s.str();
 }
 
 }  // namespace course

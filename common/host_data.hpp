@@ -30,7 +30,9 @@ std::uint64_t fresh_seed();
 /// theirs come from the whole index, so they do not repeat with a period).
 /// The second-highest bit of each element is always 0: for f16, bf16, f32 and f64 that is the
 /// top exponent bit, so no pattern is a NaN or an infinity, and none equals the poison.
-void fill_pattern(ElemType type, std::uint8_t* dst, std::int64_t count, std::uint64_t seed);
+/// With @p first, dst[i] is element first + i's: a part of a larger matrix (step 10's rows).
+void fill_pattern(ElemType type, std::uint8_t* dst, std::int64_t count, std::uint64_t seed,
+                  std::int64_t first = 0);
 
 /// Writes to @p dst the pattern that fill_pattern gives element @p index (one element of
 /// @p type), so that a part of a matrix can be made or checked without the whole: each GPU of
@@ -57,6 +59,11 @@ struct VerifyResult {
 /// expected and the received bits, and says so when the element still holds the poison.
 VerifyResult verify_transpose(const Problem& p, const std::uint8_t* expected,
                               const std::uint8_t* got);
+
+/// The words every verifier gives its first mismatch: "(row R, col C) of the OUT_ROWS x OUT_COLS
+/// output: expected 0x.., got 0x..", and whether @p got still holds the poison or is a NaN.
+std::string mismatch_at(ElemType type, std::int64_t row, std::int64_t col, std::int64_t out_rows,
+                        std::int64_t out_cols, const std::uint8_t* expected, const std::uint8_t* got);
 
 /// Runs fn(begin, end) over [0, n) split across the host's cores.
 void parallel_for(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& fn);

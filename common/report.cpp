@@ -112,11 +112,12 @@ std::string csv_rows(const Report& r) {
   return s.str();
 }
 
-bool can_append(const std::string& path) {
-  if (std::ifstream(path)) return static_cast<bool>(std::ofstream(path, std::ios::app));
-  if (!std::ofstream(path, std::ios::app)) return false;
-  std::remove(path.c_str());
-  return true;
+void check_csv(const std::string& path) {
+  if (path.empty()) return;
+  const bool existed = static_cast<bool>(std::ifstream(path));
+  const bool writable = static_cast<bool>(std::ofstream(path, std::ios::app));
+  if (writable && !existed) std::remove(path.c_str());
+  if (!writable) throw UsageError("--csv: cannot write '" + path + "'");
 }
 
 void append_csv(const std::string& path, const Report& report) {

@@ -74,9 +74,10 @@ std::string csv_header();
 /// The CSV lines of @p report (no header), fields quoted where they hold a comma or a quote.
 std::string csv_rows(const Report& report);
 
-/// True when @p path can be appended to. A file that does not exist yet is created to find out,
-/// then removed again, so that a run stopped later (no device) leaves nothing behind.
-bool can_append(const std::string& path);
+/// Throws UsageError ("--csv: cannot write 'PATH'") where @p path is given and cannot be appended
+/// to. A file that does not exist yet is created to find out, then removed again, so that a run
+/// stopped later (no device) leaves nothing behind.
+void check_csv(const std::string& path);
 
 /// Appends csv_rows to @p path, writing csv_header first when the file is new or empty.
 /// Throws UsageError when the file cannot be written.

@@ -11,11 +11,11 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "bank_model.hpp"
+#include "errors.hpp"
 
 namespace {
 
@@ -28,11 +28,6 @@ struct Args {
   bool tile_given = false;
   bool csv = false;
   bool help = false;
-};
-
-// A bad argument: main() prints one line and exits 2.
-struct BadArgument : std::runtime_error {
-  using std::runtime_error::runtime_error;
 };
 
 const char* kUsage =
@@ -66,11 +61,11 @@ Args parse(int argc, char** argv) {
     }
     auto take_value = [&]() {
       if (inline_value) return value;
-      if (i + 1 >= argc) throw BadArgument(opt + ": needs a value (see --help)");
+      if (i + 1 >= argc) throw course::UsageError(opt + ": needs a value (see --help)");
       return std::string(argv[++i]);
     };
     auto no_value = [&]() {
-      if (inline_value) throw BadArgument(opt + ": takes no value");
+      if (inline_value) throw course::UsageError(opt + ": takes no value");
     };
     if (opt == "--help" || opt == "-h") {
       no_value();
@@ -85,17 +80,17 @@ Args parse(int argc, char** argv) {
       } else if (v == "plain" || v == "padded" || v == "swizzled") {
         a.layouts = {v};
       } else {
-        throw BadArgument("--layout: '" + v + "' is not one of plain, padded, swizzled, all");
+        throw course::UsageError("--layout: '" + v + "' is not one of plain, padded, swizzled, all");
       }
     } else if (opt == "--tile") {
       const std::string v = take_value();
       if (v != "16" && v != "32" && v != "64") {
-        throw BadArgument("--tile: '" + v + "' is not one of 16, 32, 64");
+        throw course::UsageError("--tile: '" + v + "' is not one of 16, 32, 64");
       }
       a.tiles = {std::stoi(v)};
       a.tile_given = true;
     } else {
-      throw BadArgument(opt + ": unknown option (see --help)");
+      throw course::UsageError(opt + ": unknown option (see --help)");
     }
   }
   if (a.csv && !a.tile_given) a.tiles = kTiles;
@@ -171,21 +166,16 @@ void print_maps(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Args a;
-  try {
-    a = parse(argc, argv);
-  } catch (const BadArgument& e) {
-    std::cerr << "bankmap: " << e.what() << "\n";
-    return 2;
-  }
-  if (a.help) {
-    std::cout << kUsage;
+  // A bad argument: one line and exit 2, as every binary of the course.
+  return course::exit_code_of("bankmap", [&] {
+    const Args a = parse(argc, argv);
+    if (a.help) {
+      std::cout << kUsage;
+    } else if (a.csv) {
+      print_csv(a);
+    } else {
+      print_maps(a);
+    }
     return 0;
-  }
-  if (a.csv) {
-    print_csv(a);
-  } else {
-    print_maps(a);
-  }
-  return 0;
+  });
 }

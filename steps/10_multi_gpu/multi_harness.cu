@@ -60,14 +60,8 @@ std::string check_block(const Layout& at, int me, course::ElemType type, std::ui
   if (i == n) return "";
   std::uint8_t want[16];
   course::pattern_element(type, (i % at.rows) * at.cols + first + i / at.rows, seed, want);
-  bool poisoned = true;
-  for (std::size_t b = 0; b < size; ++b) poisoned = poisoned && got[i * size + b] == course::kPoisonByte;
-  std::ostringstream s;
-  s << "mismatch at (row " << first + i / at.rows << ", col " << i % at.rows << ") of the "
-    << at.cols << " x " << at.rows << " output: expected " << course::hex_bits(type, want)
-    << ", got " << course::hex_bits(type, got + i * size)
-    << (poisoned ? " (never written: still the poison)" : "");
-  return s.str();
+  return "mismatch at " + course::mismatch_at(type, first + i / at.rows, i % at.rows, at.cols,
+                                              at.rows, want, got + i * size);
 }
 
 namespace {
@@ -86,13 +80,6 @@ class Collective {
  public:
   Collective(ncclComm_t comm, cudaStream_t s) : comm_(comm), s_(s), buf_(1 << 16) {}
 
-  int max(int v) {
-    CUDA_CHECK(cudaMemcpyAsync(buf_.get(), &v, sizeof v, cudaMemcpyHostToDevice, s_));
-    NCCL_CHECK(ncclAllReduce(buf_.get(), buf_.get(), 1, ncclInt32, ncclMax, comm_, s_));
-    CUDA_CHECK(cudaMemcpyAsync(&v, buf_.get(), sizeof v, cudaMemcpyDeviceToHost, s_));
-    CUDA_CHECK(cudaStreamSynchronize(s_));
-    return v;
-  }
   std::vector<float> max(std::vector<float> v) {
     DeviceBuffer d(v.size() * sizeof(float));
     CUDA_CHECK(cudaMemcpyAsync(d.get(), v.data(), d.bytes(), cudaMemcpyHostToDevice, s_));
@@ -101,6 +88,8 @@ class Collective {
     CUDA_CHECK(cudaStreamSynchronize(s_));
     return v;
   }
+  /// Whether @p flag holds on some GPU.
+  bool any(bool flag) { return max({flag ? 1.0f : 0.0f})[0] > 0; }
   /// Every GPU's text (up to 63 characters), in rank order.
   std::vector<std::string> gather(const std::string& mine, int me, int gpus) {
     char own[64] = {};
@@ -228,7 +217,7 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const double needed = 2.0 * in_bytes + 2.0 * out_bytes + 2 * kGuard + kRoomForNccl;
   const bool short_here = needed > static_cast<double>(free_bytes);
-  if (all.max(short_here ? 1 : 0)) {
+  if (all.any(short_here)) {
     if (short_here) {
       std::cerr << step.binary << ": --rows x --cols: " << p.describe() << " over "
                 << gpus_text(G) << " needs " << course::gib(needed) << " of device memory on GPU " << me
@@ -256,12 +245,7 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
       scratch(sizeof(float));
   {
     auto h_in = course::host_bytes(in_bytes);
-    const std::int64_t first = at.row_blocks().first(me) * at.cols;
-    course::parallel_for(at.in_elems(me), [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t i = begin; i < end; ++i) {
-        course::pattern_element(p.type, first + i, seed, h_in.get() + i * elem);
-      }
-    });
+    course::fill_pattern(p.type, h_in.get(), at.in_elems(me), seed, at.row_blocks().first(me) * at.cols);
     CUDA_CHECK(cudaMemcpy(in.get(), h_in.get(), in_bytes, cudaMemcpyHostToDevice));
   }
   CUDA_CHECK(cudaMemset(scratch.get(), 0, sizeof(float)));
@@ -357,7 +341,7 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
     row.block = "-";
     row.tile = m.chunked ? std::to_string(at.chunks) : "-";
     const std::string why = m.prepare ? m.prepare(ctx) : "";
-    if (all.max(why.empty() ? 0 : 1)) {
+    if (all.any(!why.empty())) {
       row.verified = "refused";
       if (lead) notes.push_back(m.name + ": " + (why.empty() ? "refused on another GPU" : why));
       report.rows.push_back(row);
@@ -394,7 +378,7 @@ int measure(Team& team, const course::StepInfo& step, const course::Options& opt
         std::cerr << step.binary << ": GPU " << me << ": " << row.kernel << ": " << bad
                   << " (seed " << seed << ")\n";
       }
-      const bool any = all.max(bad.empty() ? 0 : 1) != 0;
+      const bool any = all.any(!bad.empty());
       row.verified = any ? "FAILED" : "yes";
       failed = failed || any;
     } else {
@@ -523,9 +507,7 @@ int run_multi(int argc, char** argv, const std::string& binary, const std::strin
     if (methods.empty()) {
       throw UsageError("--only: no kernel of " + step.binary + " matches '" + opt.only + "'");
     }
-    if (lead && !opt.csv.empty() && !course::can_append(opt.csv)) {
-      throw UsageError("--csv: cannot write '" + opt.csv + "'");
-    }
+    if (lead) course::check_csv(opt.csv);
     team.join(g == "all" ? 0 : std::stoi(g), step.binary);
     joined = true;
     return team.finish(measure(team, step, opt, methods));

@@ -115,14 +115,11 @@ class SplitComm {
 /// the same kernel on other GPU counts or chunks is another measurement.
 std::string run_id(const std::string& id, int gpus, bool chunked, const std::string& chunks);
 
-/// The main() of step 10 and its lab (@p binary, @p title and @p description for --help; every
-/// element type, float32 first; --gpus N|all and --chunks N|auto besides the course's options):
-/// parse (exit 2 on a bad argument, printed by rank 0 only; --list prints the element types and
-/// the kernels' ids for --gpus, or for the GPUs visible here, one where none is), join the team
-/// (team.hpp; exit 3 without a usable device), refuse a size that does not fit on some GPU (exit
-/// 2), fill this GPU's rows, time the all-to-all, then for each of @p methods: poison, run once,
-/// check this GPU's block (exit 1 if any GPU's is wrong), time. Rank 0 prints the table and
-/// writes the CSV rows. @p methods must not touch the GPU. Returns the exit code.
+/// The main() of step 10 and its lab, as above (@p binary, @p title and @p description for
+/// --help; every element type; --gpus N|all and --chunks N|auto besides the course's options).
+/// --list needs no team (the kernels' ids for --gpus, or for the GPUs visible here); rank 0
+/// alone prints a bad argument, the table and the CSV rows; a size that does not fit on some GPU
+/// is refused (exit 2). @p methods must not touch the GPU. Returns the exit code.
 int run_multi(int argc, char** argv, const std::string& binary, const std::string& title,
               const std::string& description, std::vector<Method> (*methods)());
 

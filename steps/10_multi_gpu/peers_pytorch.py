@@ -2,52 +2,30 @@
 """The peer table of step 10: the transpose across GPUs written the way PyTorch users write it.
 
 One process per GPU (this script starts them; torch.distributed on NCCL). GPU r holds rows
-rfirst[r] .. rfirst[r] + rcount[r] of the R x C matrix (all C columns) and ends with rows
-cfirst[r] .. cfirst[r] + ccount[r] of its C x R transpose (all R columns), row-major, as in
-step 10; the split is step 10's blocks(n, parts): the first n % parts blocks one item larger.
-Three programs, each the same three moves (pack what goes to each GPU together, one
-all_to_all_single, unpack what came back into the transpose):
+rfirst[r] .. rfirst[r] + rcount[r] of the R x C matrix and ends with rows cfirst[r] ..
+cfirst[r] + ccount[r] of its C x R transpose, as in step 10 (blocks(), step 10's split). The
+programs (PROGRAMS; each function below says how it works):
 
-  short     what a PyTorch user writes. With R and C divisible by G (br = R / G, bc = C / G):
-                send = x.view(br, G, bc).transpose(0, 1).contiguous()      # one copy kernel
-                dist.all_to_all_single(recv, send)
-                y = recv.view(G, br, bc).permute(2, 0, 1).reshape(bc, R).contiguous()
-            The reshape alone is a strided view of recv (recv.view(R, bc).t()), so the
-            .contiguous() is a copy kernel, the transpose of the program. When R or C is not
-            divisible by G the blocks come in two sizes: each move is at most two copy
-            kernels, one per size of block, and the all-to-all takes split sizes.
-  compiled  the same pack and unpack, each under torch.compile (the all-to-all stays eager).
-  piece     the course's first peer, "eager, per piece": x.split(...) by the GPU that owns
-            the columns, each piece copied into send, all_to_all_single with split sizes,
-            then recv.view(R, cols).t().contiguous().
-  symm      what a user who knows NVLink writes: every GPU's output is a buffer of
-            torch.distributed._symmetric_memory (symm_mem.empty, symm_mem.rendezvous, and
-            get_buffer for each GPU's), and between two of the handle's barriers each GPU copies
-            its transposed blocks straight into the owners' outputs:
-                peer[:, rfirst[me]:+rows].copy_(x[:, cfirst[j]:+ccount[j]].t())
-            No all-to-all, no staging: one copy kernel per owner, its stores over NVLink.
-  symm-compiled  the same copies under torch.compile (the barriers stay eager).
-  Where symmetric memory or torch.compile cannot run on the installed versions, the program
-  is skipped and the error printed.
+  short          what a PyTorch user writes: one pack copy, all_to_all_single, one permute
+                 (short_program)
+  compiled       the same pack and unpack under torch.compile (the all-to-all stays eager)
+  piece          the course's first peer: x.split(...) per owner, all_to_all_single,
+                 t().contiguous()
+  symm           each GPU copies its transposed blocks straight into the owners' outputs,
+                 buffers of torch.distributed._symmetric_memory (symmetric_outputs)
+  symm-compiled  the same copies under torch.compile (the barriers stay eager)
+Where symmetric memory or torch.compile cannot run here, the program is skipped, the error printed.
 
 Measured the way step 10's harness measures: every repetition starts together on every GPU (an
-all-reduce, untimed), CUDA events around it on each GPU, the slowest GPU's time per repetition,
-then the median and minimum over repetitions; GB/s per GPU counts 2 x R x C x element size / G
-bytes; the ceiling of the same run is all_to_all_single of the same bytes alone. Every GPU
-checks its own block bit for bit against the pattern its elements were made from, for every
-program, in every run. --runs N times everything N times in the same processes (warm-up
-again each time) and writes a row per run, for medians of separate runs.
-
-Rows go to the terminal (per program: the median ms over runs and its % of the all-to-all;
-the best PyTorch program per shape) and, with --csv, to a CSV in the format of
-common/report.hpp, step "pytorch-nccl"; for 2 GPUs the ids are "a2a-2gpus" (the ceiling,
-kernel "copy: all_to_all_single, 2 GPUs"; % copy is % of it), "torch-short-2gpus",
-"torch-compiled-2gpus", "torch-2gpus" (the per-piece program), "torch-symm-2gpus" and
-"torch-symm-compiled-2gpus".
+all-reduce, untimed), the slowest GPU's time per repetition, median and minimum; GB/s per GPU
+and the bound as step 10's (the link's rate from step 10's own binary, link_gbps); the ceiling
+of the same run is all_to_all_single of the same bytes. Every GPU checks its own block bit for
+bit, for every program, in every run. --runs N times everything N times (a CSV row per run).
+With --csv, rows in common/report.hpp's format, step "pytorch-nccl", ids "a2a-2gpus" (the
+ceiling; % copy is % of it) and "<prefix>-2gpus" for each program (PROGRAMS) on 2 GPUs.
 
     python3 steps/10_multi_gpu/peers_pytorch.py --gpus 2 --csv plots/data/bench.csv
     python3 steps/10_multi_gpu/peers_pytorch.py --shapes 32768x32768 --types f32,i8 --runs 3
-    python3 steps/10_multi_gpu/peers_pytorch.py --programs short,compiled
 
 PyTorch is optional: without it the script says so and exits 0. Exit codes as the step binaries:
 0 success, 1 a verification failure, 2 a bad argument, 3 no usable CUDA device or too few GPUs.
@@ -55,12 +33,15 @@ PyTorch is optional: without it the script says so and exits 0. Exit codes as th
 
 import argparse
 import os
+import re
 import statistics
+import subprocess
 import sys
 import tempfile
 
 # The course's peers module (plots/peers.py): the element types, the CSV rows, the run's identity.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "plots"))
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "plots"))
 import peers  # noqa: E402
 
 TYPES = tuple(t for t in peers.TYPES if t != "b128")
@@ -98,16 +79,13 @@ def parse_args(argv):
     args = p.parse_args(argv)
 
     def shapes(text):
-        out = []
-        for item in text.split(","):
-            try:
-                r, c = (int(v) for v in item.lower().split("x"))
-            except ValueError:
-                p.error("--shapes: '%s' is not ROWSxCOLS" % item)
-            if r < 1 or c < 1:
-                p.error("--shapes: '%s' must have rows and cols >= 1" % item)
-            out.append((r, c))
-        return out
+        try:
+            problems = peers.parse_problems(text)
+        except ValueError as e:
+            p.error("--shapes: %s" % e)
+        if any(":" in text or q.batch != 1 for q in problems):
+            p.error("--shapes: '%s' is not a list of ROWSxCOLS" % text)
+        return [(q.rows, q.cols) for q in problems]
 
     types = [t for t in args.types.split(",") if t]
     for t in types:
@@ -151,28 +129,14 @@ def short_program(R, C, G, me):
     (None, None when every piece is the same size). Pure tensor methods, so the same functions
     run eagerly and under torch.compile.
 
-    Input x is (rows, C), rows = rcount[me], x[i, c] = A[rfirst[me] + i, c].
-    send: GPU p's piece first to last, piece p = x[:, cfirst[p] : + ccount[p]] row-major:
-        send[p-th piece][i, j] = x[i, cfirst[p] + j]                (rows x ccount[p])
-    recv after the all-to-all, GPU q's piece first to last (cols = ccount[me]):
-        recv[q-th piece][i, j] = A[rfirst[q] + i, cfirst[me] + j]  (rcount[q] x cols)
-    y is (cols, R) and y[j, rfirst[q] + i] = A[rfirst[q] + i, cfirst[me] + j] = recv[q][i, j].
-
-    Even split (R = G br, C = G bc): rows = br, cols = bc, cfirst[p] = p bc, rfirst[q] = q br.
-        x.view(br, G, bc)[i, p, j] = x[i, p bc + j]; .transpose(0, 1) makes it [p, i, j], and
-        .contiguous() lays it out as G pieces of br x bc: exactly send.
-        recv.view(G, br, bc)[q, i, j] = recv[q][i, j]; .permute(2, 0, 1) makes it [j, q, i],
-        and .reshape(bc, R) puts it at y[j, q br + i]. That reshape copies nothing: the
-        permuted strides (1, br bc, bc) merge into (1, bc), so it is recv.view(R, bc).t(), a
-        strided view of recv. .contiguous() makes the row-major y, and that copy is the one
-        2-D transpose of the program: the pack moves whole rows of bc elements.
-    Uneven split: a run (f, k, w) of block_groups(C, G) is k pieces of w columns from column
-    f, and their send pieces are consecutive: x[:, f : f + k w].view(rows, k, w) is
-    [i, p', j] = x[i, f + p' w + j], transposed to [p', i, j] and copied into the next k rows
-    w elements of send. Likewise a run (f, k, h) of block_groups(R, G) is k received pieces of
-    h rows, consecutive in recv: recv[at : + k h cols].view(k, h, cols).permute(2, 0, 1) is
-    [j, q', i] = recv[q][i, j], copied into y[:, f : f + k h].view(cols, k, h), whose
-    [j, q', i] is y[j, f + q' h + i]. At most two copy kernels per move, the same bytes.
+    send holds GPU p's piece x[:, cfirst[p]:+ccount[p]] row-major, p = 0 .. G-1; recv after the
+    all-to-all holds GPU q's piece of A[rfirst[q]:+rcount[q], cfirst[me]:+cols], q = 0 .. G-1.
+    Even split (R = G br, C = G bc): the pack is one copy of whole rows of bc elements; the
+    unpack's reshape copies nothing (its permuted strides merge: it is recv.view(R, bc).t(), a
+    strided view), so its .contiguous() is the one 2-D transpose of the program (DIRECT.md).
+    Uneven split: each move is one copy per run of equal blocks (block_groups), at most two,
+    each a strided view (k, rows, w) or (cols, k, h) of k consecutive pieces. The CPU test
+    (plots/tests/test_peers10.py) checks both on numpy arrays.
     """
     rfirst, rcount = blocks(R, G)
     cfirst, ccount = blocks(C, G)
@@ -253,6 +217,8 @@ def symmetric_outputs(R, C, G, me, x, dev):
         return program
 
     def compiled():
+        import torch._dynamo
+        torch._dynamo.reset()  # each shape its own compile, no recompile limit
         cmove = torch.compile(copies, dynamic=False, fullgraph=True)
         cmove(x)  # compiled here, on the shapes the timing will use (no GPU reads its output yet)
         return around(cmove)
@@ -265,41 +231,27 @@ def symmetric_outputs(R, C, G, me, x, dev):
     return around(copies), compiled, poison
 
 
-def nvlink_gbps(G):
-    """GPU 0's active NVLinks x NVML's speed per link (MB/s each way), in GB/s, where NVML says
-    NVLink joins it to GPUs 1 .. G-1 (by index: CUDA_VISIBLE_DEVICES unset); 0 where unknown."""
-    import ctypes
-
-    class Field(ctypes.Structure):  # nvml.h's nvmlFieldValue_t
-        _fields_ = [("fieldId", ctypes.c_uint), ("scopeId", ctypes.c_uint),
-                    ("timestamp", ctypes.c_longlong), ("latencyUsec", ctypes.c_longlong),
-                    ("valueType", ctypes.c_uint), ("nvmlReturn", ctypes.c_uint),
-                    ("value", ctypes.c_ulonglong)]
+def link_gbps(G):
+    """The link's rate each way that step 10's bound takes (link_rate.hpp: NVML's NVLinks, else
+    PCIe), read from the bound line of step 10's own binary ($BUILD/bin/step10, BUILD as
+    plots/bench.py takes it) on a 1 x 1 matrix; 0 (the bound is then the copy's) without it."""
+    exe = os.path.join(os.environ.get("BUILD") or os.path.join(ROOT, "build"), "bin", "step10")
     try:
-        nvml = ctypes.CDLL("libnvidia-ml.so.1")
-        if nvml.nvmlInit_v2() != 0:
-            return 0.0
-        devs = [ctypes.c_void_p() for _ in range(G)]
-        for i, d in enumerate(devs):
-            if nvml.nvmlDeviceGetHandleByIndex_v2(i, ctypes.byref(d)) != 0:
-                return 0.0
-        f = (Field * 2)()
-        f[0].fieldId, f[1].fieldId = 90, 91  # NVLINK_SPEED_MBPS_COMMON, NVLINK_LINK_COUNT
-        if nvml.nvmlDeviceGetFieldValues(devs[0], 2, f) != 0 or f[0].nvmlReturn or f[1].nvmlReturn:
-            return 0.0
-        active = 0
-        for link in range(f[1].value & 0xFFFFFFFF):
-            state = ctypes.c_int()
-            if nvml.nvmlDeviceGetNvLinkState(devs[0], link, ctypes.byref(state)) == 0 and state.value:
-                active += 1
-        for d in devs[1:]:
-            status = ctypes.c_int(-1)
-            if nvml.nvmlDeviceGetP2PStatus(devs[0], d, 2, ctypes.byref(status)) != 0 or status.value:
-                return 0.0  # 2: NVML_P2P_CAPS_INDEX_NVLINK; 0: NVML_P2P_STATUS_OK
-        nvml.nvmlShutdown()
-        return active * (f[0].value & 0xFFFFFFFF) / 1000.0
-    except (OSError, AttributeError):
-        return 0.0
+        out = subprocess.run([exe, "--gpus", str(G), "--rows", "1", "--cols", "1", "--reps", "1",
+                              "--warmup", "0", "--only", "overlapped"],
+                             capture_output=True, text=True, timeout=300).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        out = ""
+    m = re.search(r"over a link of (\d+) GB/s", out)
+    if not m:
+        print("peers_pytorch.py: no link rate from %s: the bound is the copy's alone" % exe)
+    return float(m.group(1)) if m else 0.0
+
+
+def first_line(e):
+    """An exception in one line, for the note that skips a program."""
+    lines = str(e).strip().splitlines() or [type(e).__name__]
+    return "%s: %s" % (type(e).__name__, lines[0][:160])
 
 
 def worker(rank, G, plan, args, init_file, results):
@@ -310,9 +262,6 @@ def worker(rank, G, plan, args, init_file, results):
     dev = torch.device("cuda", rank)
     dist.init_process_group("nccl", init_method="file://" + init_file, rank=rank, world_size=G,
                             device_id=dev)
-    spec = {"f32": (torch.float32, torch.int32, 32), "f64": (torch.float64, torch.int64, 64),
-            "f16": (torch.float16, torch.int16, 16), "bf16": (torch.bfloat16, torch.int16, 16),
-            "i8": (torch.int8, torch.int8, 8)}
     tick = torch.zeros(1, device=dev)
 
     def all_ok(flag):
@@ -352,7 +301,8 @@ def worker(rank, G, plan, args, init_file, results):
 
     out = []
     for type_name, (R, C) in plan:
-        dtype, ity, nbits = spec[type_name]
+        dtype, ity, nbits = peers.DTYPES[type_name]
+        dtype, ity = getattr(torch, dtype), getattr(torch, ity)
         rfirst, rcount = blocks(R, G)
         cfirst, ccount = blocks(C, G)
         rows, cols = rcount[rank], ccount[rank]
@@ -406,43 +356,42 @@ def worker(rank, G, plan, args, init_file, results):
             return program
 
         programs, notes, symm = {}, [], None
+
+        def attempt(name, build):
+            """programs[name] = build() where it builds on every GPU, else a note saying why not."""
+            why, fn = "", None
+            try:
+                fn = build()
+            except Exception as e:  # no triton or symmetric memory here, an unsupported PyTorch...
+                why = first_line(e)
+            if all_ok(not why):
+                programs[name] = fn
+            else:
+                notes.append("%s skipped: %s" % (name, why or "failed on another GPU"))
+            torch.cuda.synchronize()
+
+        def compiled():  # compiled once for this shape and type, here, before any timing
+            import torch._dynamo
+            torch._dynamo.reset()  # each shape its own compile, no recompile limit
+            cpack = torch.compile(pack, dynamic=False, fullgraph=True)
+            cunpack = torch.compile(unpack, dynamic=False, fullgraph=True)
+            cpack(x)  # compiled here, on the shapes the timing will use
+            cunpack(recv)
+            return around(cpack, cunpack)
+
+        def symmetric(name):
+            nonlocal symm
+            if symm is None:
+                symm = symmetric_outputs(R, C, G, rank, x, dev)
+            return symm[0] if name == "symm" else symm[1]()
+
         for name in args.programs:
             if name == "short":
                 programs[name] = around(pack, unpack)
             elif name == "piece":
                 programs[name] = piece
-            else:  # compiled once for this shape and type, here, before any timing
-                why = ""
-                try:
-                    import torch._dynamo
-                    torch._dynamo.reset()  # each shape its own compile, no recompile limit
-                    cpack = torch.compile(pack, dynamic=False, fullgraph=True)
-                    cunpack = torch.compile(unpack, dynamic=False, fullgraph=True)
-                    cpack(x)  # compiled here, on the shapes the timing will use
-                    cunpack(recv)
-                except Exception as e:  # no triton, an unsupported GPU or PyTorch...
-                    lines = str(e).strip().splitlines() or [type(e).__name__]
-                    why = "%s: %s" % (type(e).__name__, lines[0][:160])
-                if all_ok(not why):
-                    programs[name] = around(cpack, cunpack)
-                else:
-                    notes.append("compiled skipped: torch.compile failed (%s)" %
-                                 (why or "on another GPU"))
-                torch.cuda.synchronize()
-
-        for name in [n for n in args.programs if n.startswith("symm")]:
-            why = ""
-            try:
-                if symm is None:
-                    symm = symmetric_outputs(R, C, G, rank, x, dev)
-                programs[name] = symm[0] if name == "symm" else symm[1]()
-            except Exception as e:  # no symmetric memory here, an unsupported PyTorch...
-                lines = str(e).strip().splitlines() or [type(e).__name__]
-                why = "%s: %s" % (type(e).__name__, lines[0][:160])
-            if not all_ok(not why):
-                programs.pop(name, None)
-                notes.append("%s skipped: %s" % (name, why or "failed on another GPU"))
-            torch.cuda.synchronize()
+            else:
+                attempt(name, compiled if name == "compiled" else lambda: symmetric(name))
 
         runs = []
         for _ in range(args.runs):
@@ -467,13 +416,10 @@ def worker(rank, G, plan, args, init_file, results):
 
 def main(argv):
     args, plan = parse_args(argv)
-    try:
-        import torch
-        import torch.multiprocessing as mp
-    except ImportError:
-        print("peers_pytorch.py: PyTorch is not installed, so there is no peer table to make "
-              "(pip install torch); nothing was written.")
+    torch = peers.import_torch("peers_pytorch.py")
+    if torch is None:
         return 0
+    import torch.multiprocessing as mp
     if not torch.cuda.is_available():
         print("peers_pytorch.py: PyTorch finds no usable CUDA device", file=sys.stderr)
         return 3
@@ -482,6 +428,7 @@ def main(argv):
     if G > count:
         print("peers_pytorch.py: --gpus %d: only %d visible" % (G, count), file=sys.stderr)
         return 3
+    link = link_gbps(G) if G > 1 else 0.0
     os.environ["NCCL_NVLS_ENABLE"] = "0"  # as step 10: no NVLink SHARP for an all-to-all
     os.environ["TORCH_SYMM_MEM_DISABLE_MULTICAST"] = "1"  # symmetric memory without multicast
 
@@ -499,10 +446,6 @@ def main(argv):
     # What identifies the run, as every peer row's (after the processes are done, so that this
     # one holds no GPU memory while they run).
     ident = peers.identify(torch)
-    # The link's theoretical rate each way, as step 10's harness reads it (link_rate.hpp): NVML's
-    # active NVLinks times its speed per link, where NVLink reaches every other GPU; else unknown
-    # here (the bound is then the copy's).
-    link_gbps = nvlink_gbps(G) if G > 1 else 0.0
     gpus = "%d GPU%s" % (G, "" if G == 1 else "s")
     on = "-%dgpu%s" % (G, "" if G == 1 else "s")  # in the ids, as step 10's
     print("PyTorch %s, %s x %s, driver %s, CUDA %s; %d run%s of %d repetitions" %
@@ -528,7 +471,7 @@ def main(argv):
         got = [cc[g] * R * size - kept[g] for g in range(G)]
         moved = 2.0 * sum(sent) / G if G > 1 else 2.0 * R * C * size
         local = max((rc[g] * C + cc[g] * R) * size for g in range(G))
-        link_ms = max(sent + got) / link_gbps / 1e6 if G > 1 and link_gbps else 0.0
+        link_ms = max(sent + got) / link / 1e6 if link else 0.0
         copy_gbps = 2.0 * rc[0] * C * size / (statistics.median(r["copy"][0] for r in runs) * 1e-3) / 1e9
         bound_ms = max(link_ms, local / copy_gbps / 1e6)
         ceiling = ("a2a", "a2a", "copy: all_to_all_single, ")

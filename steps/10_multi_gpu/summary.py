@@ -7,42 +7,36 @@ NCCL copy (the all-to-alls, plain and on symmetric windows) and the best PyTorch
     python3 steps/10_multi_gpu/summary.py OUT/bench.csv [OUT/peers.csv ...]
 """
 
-import csv
+import os
 import re
-import statistics
 import sys
-from collections import defaultdict
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "plots"))
+from rows import load_bench  # noqa: E402  (the runs of one kernel on one problem as one Row)
 
 
 def main(paths):
-    rows = []
+    runs = {}  # (gpus, type, shape, step, id) -> the Row of its runs
     for path in paths:
-        try:
-            rows += list(csv.DictReader(open(path)))
-        except OSError:
+        rows = load_bench(path)
+        if not rows:
             print(f"summary: no rows in {path}")
-    if not rows:
+        for r in rows:
+            m = re.search(r"-(\d+)gpus?$", r.id)
+            if not m or r.verified == "refused":
+                continue
+            if r.verified == "FAILED":
+                print(f"FAILED: {r.step} {r.id} {r.type} {r.rows}x{r.cols}")
+            runs[(int(m.group(1)), r.type, f"{r.rows}x{r.cols}", r.step, r.id[: m.start()])] = r
+    if not runs:
         return 0
-    runs = defaultdict(list)  # (gpus, type, shape, step, id) -> median ms of each run
-    for r in rows:
-        m = re.search(r"-(\d+)gpus?$", r["id"])
-        if not m or r["verified"] == "refused":
-            continue
-        if r["verified"] == "FAILED":
-            print(f"FAILED: {r['step']} {r['id']} {r['type']} {r['rows']}x{r['cols']}")
-        base = r["id"][: m.start()]
-        runs[(int(m.group(1)), r["type"], f"{r['rows']}x{r['cols']}", r["step"], base)].append(
-            (float(r["median_ms"]), float(r["pct_peak"])))
-
-    def stat(key):
-        v = runs.get(key)
-        if not v:
-            return None
-        ms = [x for x, _ in v]
-        return statistics.median(ms), min(ms), max(ms), len(ms), statistics.median(p for _, p in v)
+    stat = runs.get
 
     def fmt(s):
-        return "-" if s is None else f"{s[0]:.3f} ({s[1]:.3f}-{s[2]:.3f}, {s[3]})"
+        if s is None:
+            return "-"
+        ms = [run.median_ms for run in s.members]
+        return f"{s.median_ms:.3f} ({min(ms):.3f}-{max(ms):.3f}, {s.runs})"
 
     problems = sorted({k[:3] for k in runs})
     print("\nmedian ms over the runs (min-max, runs); % a2a = all-to-all ms / ms; % bound = bound ms / ms")
@@ -54,19 +48,19 @@ def main(paths):
                      key=lambda k: (k[0] != "step10", k[1]))
         for step, kid in ids:
             s = stat((g, t, shape, step, kid))
-            pa = f"{100 * a2a[0] / s[0]:.1f}" if a2a else "-"
-            print(f"  {step:10} {kid:28} {fmt(s):34} {pa:>6} % a2a {s[4]:6.1f} % bound")
+            pa = f"{100 * a2a.median_ms / s.median_ms:.1f}" if a2a else "-"
+            print(f"  {step:10} {kid:28} {fmt(s):34} {pa:>6} % a2a {s.pct_peak:6.1f} % bound")
             # Copies of the bytes (NCCL's all-to-alls, the link copies) are references, not transposes.
             group = "reference" if kid.startswith(("a2a", "link-copy")) else step
-            if group not in best or s[0] < best[group][0]:
-                best[group] = (s[0], kid)
+            if group not in best or s.median_ms < best[group][0]:
+                best[group] = (s.median_ms, kid)
         ta = stat((g, t, shape, "pytorch-nccl", "a2a"))
         for kid in sorted({k[4] for k in runs if k[:4] == (g, t, shape, "pytorch-nccl") and k[4] != "a2a"}):
             s = stat((g, t, shape, "pytorch-nccl", kid))
-            pa = f"{100 * ta[0] / s[0]:.1f}" if ta else "-"
+            pa = f"{100 * ta.median_ms / s.median_ms:.1f}" if ta else "-"
             print(f"  {'pytorch':10} {kid:28} {fmt(s):34} {pa:>6} % of its all_to_all_single")
-            if "pytorch" not in best or s[0] < best["pytorch"][0]:
-                best["pytorch"] = (s[0], kid)
+            if "pytorch" not in best or s.median_ms < best["pytorch"][0]:
+                best["pytorch"] = (s.median_ms, kid)
         for mine in ("step10", "step10-lab"):
             if mine not in best:
                 continue
