@@ -101,6 +101,16 @@ def facts_problems(course=None):
 
 # ---- what identifies the run (the same sources as common/device_info.cu) -----------------------
 
+def import_torch(script):
+    """PyTorch, or None after one line that says the rows are skipped (peers_pytorch.py too)."""
+    try:
+        import torch
+        return torch
+    except ImportError:
+        print(f"{script}: PyTorch is not installed, so its rows are skipped (pip install torch)")
+        return None
+
+
 def driver_version():
     """The driver's version string from NVML, else 'CUDA x.y' from the driver API."""
     try:
@@ -286,10 +296,8 @@ def measure(torch, problem, args, ident, peak):
 
 def main(argv):
     args = arguments(argv)
-    try:
-        import torch
-    except ImportError:
-        print("peers.py: PyTorch is not installed, so its rows are skipped (pip install torch)")
+    torch = import_torch("peers.py")
+    if torch is None:
         return 0
     if not torch.cuda.is_available():
         print("peers.py: PyTorch finds no usable CUDA device", file=sys.stderr)
