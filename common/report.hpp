@@ -74,8 +74,8 @@ std::string csv_header();
 /// The CSV lines of @p report (no header), fields quoted where they hold a comma or a quote.
 std::string csv_rows(const Report& report);
 
-/// Throws UsageError ("--csv: cannot write 'PATH'") where @p path is given and cannot be appended
-/// to. A file that does not exist yet is created to find out, then removed again, so that a run
+/// Throws UsageError, naming the option and the file, where @p path is given and cannot be
+/// appended to. A file that does not exist yet is created to find out, then removed again, so that a run
 /// stopped later (no device) leaves nothing behind.
 void check_csv(const std::string& path);
 
