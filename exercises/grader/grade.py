@@ -4,32 +4,9 @@
     python3 exercises/grader/grade.py --submission DIR [--out DIR] [--hidden DIR] [--exercises IDS]
     make grade SUBMISSION=DIR [OUT=DIR] [HIDDEN=DIR] [EXERCISES=IDS] [ARCH=A]
 
-A submission is hostile code, and nothing it can write decides its grade (exercises/INSTRUCTORS.md
-has the threat model). Exercise by exercise:
-  1. stages a clean copy of the course and copies in only the allowlisted files of the
-     submission (manifest.json, "files"; stage.py);
-  2. builds the exercise's objects and the worker (the course's worker.cu linked with them) in a
-     sandbox (sandbox.py: bubblewrap), which sees the system folders and the stage only;
-  3. static checks of the source as written and as compiled, of the objects' symbols and of the
-     device code they register (checks.py);
-  4. each entry runs the worker in a fresh sandbox on fresh random problems; the worker writes
-     only data (matrices, return codes, the answers of the index functions), and the judge, built
-     from the course alone and run after every process of the sandbox is gone, decides (runs.py);
-  5. what the exercise forbids is measured from outside: the shared memory of the kernels the
-     launcher launched and the swizzle evaluated on the device (exercise 2), the time, the CPU
-     time and the device memory of long chained runs on the public size and on a random one
-     (timed.py), each against the course's own kernel;
-  6. compute-sanitizer on the worker; a memory error, or any end of the tool but a clean one,
-     zeroes the exercise's kernel tests;
-  7. hidden tests from an instructor's folder (--hidden; hidden.py): data (checks, shapes) run
-     by the worker and decided by the judge like the visible entries, never code built with the
-     submission;
-  8. writes results.json (Gradescope's format) and junit.xml into --out (results.py) after every
-     process of the submission is gone, always, even when the grader itself fails, and exits 0
-     whatever the score. Each exercise and the whole submission have a deadline.
-Without a CUDA device it still builds, runs the static and CPU checks, and marks the GPU entries
-"not graded: no CUDA device". As root it refuses to grade (exit code 2, one line) when it cannot
-isolate the submission (no bubblewrap: `make deps`).
+What it does to a submission, step by step (stage.py, checks.py, runs.py, timed.py, hidden.py,
+results.py), and why: exercises/INSTRUCTORS.md, "The threat model" and "What happens to a
+submission".
 """
 
 import argparse

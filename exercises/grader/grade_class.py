@@ -4,21 +4,8 @@
     python3 exercises/grader/grade_class.py --submissions DIR --out DIR [--hidden DIR] [...]
     make grade-class SUBMISSIONS=DIR OUT=DIR [HIDDEN=DIR] [ARCH=A]
 
-Each submission is graded by grade.py, as `make grade` does, into OUT/students/<name>/
-(results.json, junit.xml, the table in report.txt). Around that:
-  - lanes: one grader per GPU (CUDA_VISIBLE_DEVICES set to that GPU's UUID, so its runs and its
-    measurements are that GPU's alone), each with its own staged build (only the submission's
-    files recompile) and its own sandbox user (grade.py claims transpose-sandbox-N, the first
-    no other grading holds: a process limit counts per user, so one submission cannot starve the
-    gradings beside it); without a GPU, lanes on the CPU cores. The compile jobs are the cores shared among the lanes;
-  - resume: a submission whose allowlisted files (content hash) and course (commit, and the
-    changes on top of it) were already graded is not graded again; identical submissions are
-    graded once and flagged as identical;
-  - a submission's grading that fails or passes its time limit is recorded (status, why) and the
-    class goes on;
-  - OUT/gradebook.csv (student, points per exercise, total, flags, status), OUT/summary.txt and
-    summary.json (score distribution, flagged submissions, ungraded entries and why), and a
-    progress bar on the terminal.
+Each submission is graded by grade.py into OUT/students/<name>/, in lanes (one per GPU), resumed
+when already graded, into OUT/gradebook.csv and a summary: exercises/INSTRUCTORS.md, "A class".
 Exit status 0 when every submission has a report, 1 otherwise.
 """
 

@@ -1,11 +1,6 @@
-"""An instructor's hidden tests (a part of grade.Grader; Python standard library only).
-
-Hidden tests are data, like the manifest's entries: each names a CPU check of the judge or the
-shapes a GPU entry runs. The worker runs the submission on them and writes only data, and the
-judge, built from the course alone, decides, exactly as for the visible entries. No hidden test
-is compiled or linked with the submission, so no process that holds the submission's code decides
-a hidden verdict, and the hidden files never enter the stage or any sandbox. Their names and
-points come from the instructor's files; their points are capped (hidden_tests.max_points)."""
+"""An instructor's hidden tests (a part of grade.Grader; Python standard library only): data the
+worker runs and the judge decides, like the visible entries, never code built with the
+submission (exercises/INSTRUCTORS.md, "Hidden tests")."""
 
 import fnmatch
 import json

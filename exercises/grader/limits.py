@@ -1,9 +1,6 @@
-"""A cgroup (v2) per grading (Python standard library only): the grading and every process it
-starts (builds, sandboxes, the judge) share one bound on their memory and on their number, which
-the per-process limits of the sandbox (RLIMIT_DATA, a process limit per sandbox user) cannot
-give: 1024 processes of 16 GiB each could still take the host. Made through the cgroup files
-directly (root only); where the machine gives no cgroup v2 with the memory and pids controllers,
-the grading says so in its report, and INSTRUCTORS.md says what to run instead."""
+"""A cgroup (v2) per grading (Python standard library only): one bound on the memory and the
+number of processes of the grading and of everything it starts, which the sandbox's per-process
+limits cannot give (exercises/INSTRUCTORS.md, "What is still out of reach")."""
 
 import os
 import time

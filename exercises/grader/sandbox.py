@@ -1,25 +1,11 @@
 """Runs a submission's processes isolated, on bubblewrap (Python standard library only).
 
-A submission is hostile code. Every process built from it (its compile, its worker, a sanitizer
-run) goes through Sandbox.run, which, when the grader is root, runs it under bwrap:
-  - its own PID, IPC, UTS, mount and (but for the configure step) network namespaces, so its
-    processes, System V objects and POSIX queues die with the run and it sees none of the host's;
-  - a file system made of the system folders (/usr, /etc, /sys and the toolchain), read-only,
-    without the GPU math libraries; the folders of the stage that the run needs; fresh /tmp,
-    /var/tmp and /dev/shm; a /proc of its own namespace; /dev with only the usual nodes and the
-    GPU's. Nothing else of the machine exists for it: no course, no other copy of the course, no
-    submission folder, no results, no hidden tests;
-  - pid 1 is sandbox_init (sandbox_init.c): it starts the command, then kills and reaps every
-    process of the namespace, so nothing outlives the run and every process's CPU time is
-    counted; its rlimits (processes, file size, no core) and OOM score apply to the command;
-  - the command runs as the unprivileged sandbox user (setpriv), its groups cleared except those
-    that open the GPU's device files, with no capabilities and no new privileges.
-Output goes to files the grader opened, never to a pipe the grader reads to its end.
-
-As root without bwrap (or setpriv) Sandbox.create raises Unavailable: the grader refuses to grade
-rather than run hostile code half isolated. Not as root (a learner grading their own code) or with
---no-sandbox, nothing is isolated: the command runs as the caller in its own process group, which
-is killed when it ends. Sandbox.level and Sandbox.note say which applies.
+Every process built from a submission goes through Sandbox.run: under bwrap when the grader is
+root (what the run sees, and as whom: exercises/INSTRUCTORS.md, "The sandbox"), with
+sandbox_init.c as its pid 1. As root without bwrap Sandbox.create raises Unavailable: the grader
+refuses rather than run hostile code half isolated. Not as root, or with --no-sandbox, the command
+runs as the caller in its own process group, killed when it ends. Output goes to files the grader
+opened, never to a pipe the grader reads to its end.
 """
 
 import grp

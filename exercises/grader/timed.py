@@ -1,11 +1,7 @@
-"""The timed runs (a part of grade.Grader; Python standard library only): what an exercise
-forbids, measured from outside, on the public size and on a random, unaligned one drawn at
-grading time, each against the course's own kernel doing the same in the same sandbox.
-
-A timed run chains REPS calls, each output masked before the next with a key sent only when the
-clock starts (judge/protocol.hpp), so every transpose must really happen, on whatever does it.
-From outside the grader measures its wall time (speed), the CPU time of every process it ran
-(work on the host) and, in place, the device memory in use (a second buffer)."""
+"""The timed runs (a part of grade.Grader; Python standard library only): chained, masked calls
+(judge/protocol.hpp) against the course's own kernel, on the public size and a random one, timed
+from outside; what they measure and decide: exercises/INSTRUCTORS.md, step 7 of "What happens to
+a submission"."""
 
 import json
 import secrets

@@ -1,8 +1,6 @@
-// The grader's judge: reads what a worker wrote while it ran a plan on the submission's code
-// (output matrices, return codes, recorded answers) and decides, item by item, whether each is
-// right. Built by the grader from the course's own sources only (never from a submission's), and
-// run after every process of the submission is gone, so nothing the submission can write is
-// taken as a verdict: it is only data to check.
+// The grader's judge: decides, item by item, whether what a worker wrote for a plan is right
+// (judge/protocol.hpp: who writes what, and why only the judge decides). The grader builds it
+// from the course's own sources and runs it after every process of the submission is gone.
 //
 //   judge verify --exercise N --plan PLAN --data DATA [--key HEX] [--samples S] [--seed S]
 //       one JSON object per plan item on stdout: {"item", "ok", "message", ...}

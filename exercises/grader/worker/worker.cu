@@ -1,15 +1,11 @@
 // The grader's worker: runs a plan (judge/protocol.hpp) through one exercise's functions and
-// writes what they produce, never a verdict: output matrices, return codes, the answers of the
-// index functions. The grader builds it (worker_targets.cmake) from this file and the
-// submission's objects, runs it as an unprivileged user in a sandbox, and hands its data to the
-// judge once every process of the sandbox is gone. Built with GRADER_PROBE instead of a
-// submission, it runs the course's own kernels: the yardstick of the timed runs.
+// writes only data for the judge. Built (worker_targets.cmake) with a submission's objects, or
+// with GRADER_PROBE and the course's own kernels: the yardstick of the timed runs.
 //
 //   worker PLAN DATA [READY_FD]
 // The plan and the data channel are files, named the same way in every run (a run under
 // compute-sanitizer included). Timed runs: the worker writes "ready" on READY_FD and reads the
-// grader's "go" line on stdin. stdout and stderr go to a log. Exit codes: 0 done, 2 bad
-// arguments, 3 a CUDA error ended the run.
+// grader's "go" line on stdin. Exit codes: 0 done, 2 bad arguments, 3 a CUDA error ended the run.
 #include <cuda_runtime.h>
 #include <fcntl.h>
 #include <unistd.h>
