@@ -248,12 +248,8 @@ class RunMixin:
         return True
 
     def skipped_for_time(self, ex, e=None):
-        reason = "not run: this exercise ran out of time (see '%s | time limit')" % ex["title"]
-        if e is None:
-            return Entry(ex["id"], "sanitizer", self.sanitizer_title(ex),
-                         ex["sanitizer"]["points"], "not_run", reason, gpu=True)
-        return Entry(ex["id"], self.kind_tag(e), "%s | %s" % (ex["title"], e["title"]),
-                     e["points"], "not_run", reason, gtest=e["name"], gpu=self.is_gpu(e))
+        return self.entry(ex, e, "not_run", "not run: this exercise ran out of time (see '%s | "
+                                            "time limit')" % ex["title"])
 
     # -- the worker and the judge ---------------------------------------------------------
 
@@ -388,18 +384,22 @@ class RunMixin:
         return {"check": "test", "gpu": "test", "shared_memory": "technique",
                 "same_swizzle": "technique"}.get(e["kind"], e["kind"])
 
+    def entry(self, ex, e, outcome, output, **extra):
+        """An Entry of exercise @p ex: of its manifest entry @p e, or its sanitizer's (e None)."""
+        if e is None:
+            return Entry(ex["id"], "sanitizer", self.sanitizer_title(ex), ex["sanitizer"]["points"],
+                         outcome, output, gpu=True, **extra)
+        return Entry(ex["id"], self.kind_tag(e), "%s | %s" % (ex["title"], e["title"]),
+                     e["points"], outcome, output, gtest=e["name"], gpu=self.is_gpu(e), **extra)
+
     def sanitizer_title(self, ex):
         return "%s | memory safety (%s)" % (ex["title"], ", ".join(ex["sanitizer"]["tools"]))
 
     def not_graded_entry(self, ex, e, why):
-        return Entry(ex["id"], self.kind_tag(e), "%s | %s" % (ex["title"], e["title"]),
-                     e["points"], NOT_GRADED, "not graded: " + why, gtest=e["name"],
-                     gpu=self.is_gpu(e), reason=why)
+        return self.entry(ex, e, NOT_GRADED, "not graded: " + why, reason=why)
 
     def run_entry(self, ex, number, e, binary, gates):
         name = "%s | %s" % (ex["title"], e["title"])
-        common = dict(gtest=e["name"], visibility=e.get("visibility", "visible"),
-                      gpu=self.is_gpu(e))
         kind = e["kind"]
         if self.is_gpu(e) and not self.gpu:
             return self.not_graded_entry(ex, e, self.no_gpu_why)
@@ -413,8 +413,8 @@ class RunMixin:
         if kind == "same_swizzle" and outcome != "passed":
             gates.append(("technique", "the kernel's swizzle is not the one the CPU tests check "
                                        "(see '%s')" % name))
-        return Entry(ex["id"], "technique" if kind == "same_swizzle" else "test", name,
-                     e["points"], outcome, text, seconds=ran.seconds, **common)
+        return self.entry(ex, e, outcome, text, seconds=ran.seconds,
+                          visibility=e.get("visibility", "visible"))
 
     def problems(self, ex, e):
         """The plan items of a GPU entry: its shapes with fresh seeds."""
@@ -485,15 +485,13 @@ class RunMixin:
             fnmatch.fnmatchcase(p.gtest or "", t) for t in ex.get("technique", []))
             and not p.passed]
         if ok and unswizzled:
-            return Entry(ex["id"], "technique", name, e["points"], "failed",
-                         "the tile counts with the swizzle that makes it conflict-free, and the "
-                         "bank model's entries did not pass (see '%s')\n%s" % (unswizzled[0], text),
-                         gtest=e["name"], gpu=False)
+            return self.entry(ex, e, "failed", "the tile counts with the swizzle that makes it "
+                              "conflict-free, and the bank model's entries did not pass (see "
+                              "'%s')\n%s" % (unswizzled[0], text))
         if not ok:
             gates.append(("technique", "the kernel does not use the unpadded, swizzled tile "
                                        "(see '%s')" % name))
-        return Entry(ex["id"], "technique", name, e["points"], "passed" if ok else "failed",
-                     ("passed: " if ok else "") + text, gtest=e["name"], gpu=False)
+        return self.entry(ex, e, "passed" if ok else "failed", ("passed: " if ok else "") + text)
 
     # -- sanitizers -----------------------------------------------------------------------
 
@@ -573,26 +571,21 @@ class RunMixin:
     def run_sanitizers(self, ex, number, binary, gates):
         s = ex["sanitizer"]
         name = self.sanitizer_title(ex)
-
-        def entry(outcome, text, **extra):
-            return Entry(ex["id"], "sanitizer", name, s["points"], outcome, text, gpu=True,
-                         **extra)
-
         if not self.gpu:
-            return entry(NOT_GRADED, "not graded: " + self.no_gpu_why, reason=self.no_gpu_why)
+            return self.not_graded_entry(ex, None, self.no_gpu_why)
         if self.args.no_sanitizer:
-            return entry(NOT_GRADED, "not graded: the sanitizers were turned off "
-                                     "(--no-sanitizer)", reason="--no-sanitizer")
+            return self.entry(ex, None, NOT_GRADED, "not graded: the sanitizers were turned off "
+                              "(--no-sanitizer)", reason="--no-sanitizer")
         if not self.gpu_test_passed:
-            return entry("not_run", "not run: no GPU test of this exercise passed, so there is "
-                                    "nothing to check")
+            return self.entry(ex, None, "not_run", "not run: no GPU test of this exercise passed, "
+                              "so there is nothing to check")
         if not self.sanitizer:
-            return entry(NOT_GRADED, "not graded: compute-sanitizer was not found (it comes "
-                                     "with the CUDA toolkit)", reason="no compute-sanitizer")
+            return self.entry(ex, None, NOT_GRADED, "not graded: compute-sanitizer was not found "
+                              "(it comes with the CUDA toolkit)", reason="no compute-sanitizer")
         mode = self.choose_sanitizer_mode()
         if not mode:
-            return entry(NOT_GRADED, "not graded: compute-sanitizer does not run here:\n"
-                         + self.sanitizer_failure, reason="compute-sanitizer failed")
+            return self.entry(ex, None, NOT_GRADED, "not graded: compute-sanitizer does not run "
+                              "here:\n" + self.sanitizer_failure, reason="compute-sanitizer failed")
         items = self.sanitizer_items(ex)
         lines, ok, unsafe, seconds = [], True, False, 0.0
         tools = [t for t in (self.args.sanitizer_tools or ",".join(s["tools"])).split(",") if t]
@@ -628,9 +621,9 @@ class RunMixin:
         if unsafe:
             gates.append(("gpu_tests", "compute-sanitizer found memory errors or did not end "
                                        "cleanly (see '%s')" % name))
-        return entry("passed" if ok else "sanitizer_error",
-                     "the worker rerun under compute-sanitizer on %d problems:\n%s"
-                     % (len(items), "\n".join(lines)), seconds=seconds, sanitizer_mode=mode)
+        return self.entry(ex, None, "passed" if ok else "sanitizer_error",
+                          "the worker rerun under compute-sanitizer on %d problems:\n%s"
+                          % (len(items), "\n".join(lines)), seconds=seconds, sanitizer_mode=mode)
 
     # -- the GPU ----------------------------------------------------------------------------
 

@@ -13,7 +13,6 @@ import shutil
 from pathlib import Path
 
 import sandbox
-from results import Entry
 from tools import head, run, tail
 
 GRADER_DIR = Path(__file__).resolve().parent
@@ -298,8 +297,9 @@ class StageMixin:
         def entry_name(t):
             return "%s | %s" % (title, t)
 
-        def zero_all(reason):
-            self.finish(ex, self.all_entries(ex, "not_run", reason), [])
+        def zero_all(reason):  # every entry, the sanitizer's too
+            every = ex["entries"] + ([None] if ex.get("sanitizer") else [])
+            self.finish(ex, [self.entry(ex, e, "not_run", reason) for e in every], [])
             return False
 
         # 1. files
@@ -353,16 +353,6 @@ class StageMixin:
         self.r.add(ex_id, "static", entry_name("static checks"), 0, True,
                    "passed: " + check_titles, "passed")
         return True
-
-    def all_entries(self, ex, outcome, reason):
-        """Every entry of an exercise (its sanitizer entry too) with one outcome and reason."""
-        out = [Entry(ex["id"], self.kind_tag(e), "%s | %s" % (ex["title"], e["title"]),
-                     e["points"], outcome, reason, gtest=e["name"], gpu=self.is_gpu(e))
-               for e in ex["entries"]]
-        if ex.get("sanitizer"):
-            out.append(Entry(ex["id"], "sanitizer", self.sanitizer_title(ex),
-                             ex["sanitizer"]["points"], outcome, reason, gpu=True))
-        return out
 
     def rel_sub(self, path):
         try:
