@@ -274,39 +274,31 @@ class RunMixin:
                 "timed out" if ran.timed_out else "exit code %s" % ran.rc, tail(ran.output, 3000)))
         return verdicts, note
 
-    def worker_run(self, binary, items, timeout, log, extra_files=None, prefix=(), as_root=False,
-                   handshake=None, monitor=None):
-        """Runs a worker (under @p prefix, a tool) on a plan in a fresh sandbox. The plan and the
-        data channel are files given as arguments, the same way in every run. Returns
-        (sandbox.Ran, plan path, data path)."""
+    def run_plan(self, binary, number, items, timeout, handshake=None, monitor=None, key=0,
+                 prefix=(), extra_files=None, as_root=False):
+        """Runs a worker (under @p prefix, a tool) on a plan in a fresh sandbox, then the judge on
+        what it wrote: (sandbox.Ran, verdicts, note). The plan and the data channel are files
+        given as arguments, the same way in every run."""
         n = self.next_id()
         plan, data = self.private / ("plan-" + n), self.private / ("data-" + n)
-        plan.write_text("plan 1\n" + "\n".join(items) + "\n")
-        os.chmod(plan, 0o644)
-        data.touch(mode=0o600)
-        if self.box.isolated:
-            os.chown(data, self.box.uid, self.box.gid)
-        files = dict(extra_files or {}, plan=(plan, False), data=(data, True))
-        argv = list(prefix) + [binary, self.box.mount_point("plan", plan),
-                               self.box.mount_point("data", data)]
-        if handshake:
-            argv.append("{ready}")
-        ran = self.boxed(argv, timeout, log, ro=[self.build / "bin"], files=files,
-                         as_root=as_root, handshake=handshake, monitor=monitor)
-        return ran, plan, data
-
-    def run_plan(self, binary, number, items, timeout, handshake=None, monitor=None, key=0):
-        """The worker on a plan, then the judge on what it wrote: (Ran, verdicts, note)."""
-        log = self.private / ("log-" + self.next_id())
-        plan = data = None
+        log = self.private / ("log-" + n)
         try:
-            ran, plan, data = self.worker_run(binary, items, timeout, log, handshake=handshake,
-                                              monitor=monitor)
+            plan.write_text("plan 1\n" + "\n".join(items) + "\n")
+            os.chmod(plan, 0o644)
+            data.touch(mode=0o600)
+            if self.box.isolated:
+                os.chown(data, self.box.uid, self.box.gid)
+            files = dict(extra_files or {}, plan=(plan, False), data=(data, True))
+            argv = list(prefix) + [binary, self.box.mount_point("plan", plan),
+                                   self.box.mount_point("data", data)]
+            if handshake:
+                argv.append("{ready}")
+            ran = self.boxed(argv, timeout, log, ro=[self.build / "bin"], files=files,
+                             as_root=as_root, handshake=handshake, monitor=monitor)
             verdicts, note = self.judge(number, plan, data, key)
         finally:
             for p in (plan, data, log):
-                if p:
-                    p.unlink(missing_ok=True)
+                p.unlink(missing_ok=True)
         return ran, verdicts, note
 
     def describe_stop(self, ran, item_line):
@@ -519,30 +511,24 @@ class RunMixin:
                   "--error-exitcode", "86"]
         if mode == "root":
             prefix += self.box.drop_prefix()
-        out = self.private / ("out-" + n)
-        plan = data = None
         try:
-            ran, plan, data = self.worker_run(binary, items, timeout, out, prefix=prefix,
-                                              extra_files={"log": (logdir, True)},
-                                              as_root=(mode == "root"))
+            ran, verdicts, _ = self.run_plan(binary, number, items, timeout, prefix=prefix,
+                                             extra_files={"log": (logdir, True)},
+                                             as_root=(mode == "root"))
             # Read without following a link, and only the tool's own file.
             text = sandbox.read_owned(logdir, "sanitizer.log", 400000, {owner})
-            errors, summary = sanitizer_errors(text or "")
-            if text is None:
-                errors, summary = None, "its report is missing or is not a plain file of the tool's"
-            elif ran.rc not in (0, 86) or ran.timed_out:
-                errors = None  # the tool itself did not end normally: no verdict
-            elif ran.rc == 86 and not errors:
-                # The exit status says it found errors, whatever the report says: in user mode
-                # the submission can reach the report, never the tool's exit status.
-                errors, summary = 1, "the tool exited with its error code (%s)" % (
-                    summary or "no summary")
-            verdicts, _ = self.judge(number, plan, data)
         finally:
             shutil.rmtree(logdir, ignore_errors=True)
-            for p in (plan, data, out):
-                if p:
-                    p.unlink(missing_ok=True)
+        errors, summary = sanitizer_errors(text or "")
+        if text is None:
+            errors, summary = None, "its report is missing or is not a plain file of the tool's"
+        elif ran.rc not in (0, 86) or ran.timed_out:
+            errors = None  # the tool itself did not end normally: no verdict
+        elif ran.rc == 86 and not errors:
+            # The exit status says it found errors, whatever the report says: in user mode the
+            # submission can reach the report, never the tool's exit status.
+            errors, summary = 1, "the tool exited with its error code (%s)" % (
+                summary or "no summary")
         return ran, errors, summary, text or "", verdicts
 
     def choose_sanitizer_mode(self):
