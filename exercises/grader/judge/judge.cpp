@@ -24,15 +24,8 @@
 
 namespace {
 
+using grader::Item;
 using grader::Verdict;
-
-struct Item {
-  std::string kind;  // transpose, inplace, check, swizzle, speed, devices
-  std::int64_t rows = 0, cols = 0, reps = 0;
-  std::uint64_t seed = 0;
-  std::string name;  // of a check
-  std::string line;
-};
 
 struct Record {
   std::string tag;
@@ -97,20 +90,8 @@ bool parse_plan(const std::string& path, std::vector<Item>* items, std::string* 
       }
       continue;
     }
-    std::istringstream in(line);
     Item it;
-    it.line = line;
-    in >> it.kind;
-    if (it.kind == "transpose") {
-      in >> it.rows >> it.cols >> it.seed;
-    } else if (it.kind == "inplace") {
-      in >> it.rows >> it.seed;
-      it.cols = it.rows;
-    } else if (it.kind == "check") {
-      in >> it.name;
-    } else if (it.kind == "speed") {
-      in >> it.rows >> it.cols >> it.seed >> it.reps;
-    } else if (it.kind != "swizzle" && it.kind != "devices") {
+    if (!grader::parse_item(line, &it)) {
       *why = "unknown plan item: " + line;
       std::fclose(f);
       return false;

@@ -423,41 +423,27 @@ int main(int argc, char** argv) {
   if (line != "plan 1") return 2;
   long item = 0;
   for (; std::getline(lines, line); ++item) {
-    std::istringstream in(line);
-    std::string kind;
-    in >> kind;
+    grader::Item it;
+    const bool known = grader::parse_item(line, &it);
     try {
-      if (kind == "check") {
-        std::string name;
-        in >> name;
-        run_check(item, name);
-      } else if (kind == "swizzle") {
+      if (!known) {
+        record_text(item, "error", "unknown plan item: " + line);
+      } else if (it.kind == "check") {
+        run_check(item, it.name);
+      } else if (it.kind == "swizzle") {
         run_swizzle(item, gpu);
       } else if (!gpu) {
         record_text(item, "nodev", "no CUDA device: " + why);
-      } else if (kind == "transpose" || kind == "inplace") {
-        std::int64_t rows = 0, cols = 0;
-        std::uint64_t seed = 0;
-        if (kind == "transpose") {
-          in >> rows >> cols >> seed;
-        } else {
-          in >> rows >> seed;
-          cols = rows;
-        }
-        run_matrix(item, rows, cols, seed, kind == "inplace");
-      } else if (kind == "speed") {
-        std::int64_t rows = 0, cols = 0, reps = 0;
-        std::uint64_t seed = 0;
-        in >> rows >> cols >> seed >> reps;
-        run_speed(item, rows, cols, seed, reps);
-      } else if (kind == "devices") {
+      } else if (it.kind == "transpose" || it.kind == "inplace") {
+        run_matrix(item, it.rows, it.cols, it.seed, it.kind == "inplace");
+      } else if (it.kind == "speed") {
+        run_speed(item, it.rows, it.cols, it.seed, it.reps);
+      } else {  // devices
         cudaDeviceProp prop{};
         CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
         record_text(item, "devices", std::string(prop.name) + ", compute capability " +
                                          std::to_string(prop.major) + "." +
                                          std::to_string(prop.minor));
-      } else {
-        record_text(item, "error", "unknown plan item: " + line);
       }
     } catch (const std::exception& e) {
       record_text(item, "error", e.what());
