@@ -30,7 +30,7 @@ from hidden import HiddenMixin  # noqa: E402
 from limits import Limits  # noqa: E402
 from results import NOT_GRADED, Results  # noqa: E402
 from runs import RunMixin  # noqa: E402
-from stage import StageMixin, find_sanitizer  # noqa: E402
+from stage import StageMixin  # noqa: E402
 from timed import TimedMixin  # noqa: E402
 from tools import tail  # noqa: E402
 
@@ -53,7 +53,7 @@ class Grader(StageMixin, CheckMixin, RunMixin, TimedMixin, HiddenMixin):
         self.gpu = False if args.no_gpu else None  # None: not known yet
         self.no_gpu_why = "no CUDA device (--no-gpu)" if args.no_gpu else "no CUDA device"
         self.jobs = args.jobs or os.cpu_count() or 2
-        self.sanitizer = find_sanitizer()
+        self.sanitizer = sandbox.find_tool("compute-sanitizer")
         self.sanitizer_mode = None
         self.sanitizer_failure = ""
         self.box = self.stage = self.build = self.judge_bin = self.nvml = None
@@ -77,7 +77,7 @@ class Grader(StageMixin, CheckMixin, RunMixin, TimedMixin, HiddenMixin):
         self.deadline = self.ex_deadline = time.monotonic() + self.timeouts["submission"]
 
 
-def load_manifest(path):
+def load_manifest(path=GRADER_DIR / "manifest.json"):
     m = json.loads(Path(path).read_text())
     for ex in m["exercises"]:
         for key in ("id", "title", "files", "objects", "worker", "entries", "checks"):

@@ -24,10 +24,10 @@ import time
 from pathlib import Path
 
 GRADER_DIR = Path(__file__).resolve().parent
-COURSE_DIR = GRADER_DIR.parent.parent
 sys.path.insert(0, str(GRADER_DIR))
 sys.dont_write_bytecode = True
-from stage import find_submission_file  # noqa: E402
+from grade import load_manifest  # noqa: E402
+from stage import COURSE_DIR, find_submission_file  # noqa: E402
 
 # Flags of a report: the entry outcomes and gate texts an instructor looks at first.
 FLAG_OUTCOMES = {"grader_error": "grader error", "grader_refused": "grader refused",
@@ -35,10 +35,6 @@ FLAG_OUTCOMES = {"grader_error": "grader error", "grader_refused": "grader refus
 FLAG_TEXTS = {"done on the host": "host work", "second buffer": "second buffer",
               "the GPU was busy": "GPU busy",
               "does not use the unpadded, swizzled tile": "wrong technique"}
-
-
-def load_manifest():
-    return json.loads((GRADER_DIR / "manifest.json").read_text())
 
 
 def course_version():

@@ -76,7 +76,6 @@ class Nvml:
                 break
         if not self.calls:
             raise OSError("this NVML has no per-process list")
-        self.per_process = True
 
     def used(self):
         """The device's used memory (bytes): only where per-process figures are not given."""

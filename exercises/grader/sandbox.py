@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools import Ran
+
 SANDBOX_USER = "transpose-sandbox"
 FALLBACK_ID = 64000  # uid and gid used when no user can be created
 DATA_MIB = 16384     # RLIMIT_DATA of every process of a run (its heap; see sandbox_init.c)
@@ -46,30 +48,6 @@ def no_sandbox_hint():
 
 class Unavailable(Exception):
     """The grader is root but cannot isolate: it refuses to grade (one line says why)."""
-
-
-class Ran:
-    """The outcome of one sandboxed command."""
-
-    def __init__(self, rc, signal_no, timed_out, seconds, cpu, exit_time, output):
-        self.rc = rc                  # exit code, or None when killed by a signal
-        self.signal_no = signal_no    # the signal that ended it, or None
-        self.timed_out = timed_out
-        self.seconds = seconds        # wall time of the command
-        self.cpu = cpu                # CPU seconds of every process it started
-        self.exit_time = exit_time    # time.monotonic() when the command ended
-        self.output = output          # its stdout and stderr (the log), as text
-        self.go_time = None           # time.monotonic() of the "go" (timed runs)
-        self.ready = False            # the command said "ready" (timed runs)
-        self.limit = None
-
-    def signal_name(self):
-        if self.signal_no:
-            try:
-                return signal.Signals(self.signal_no).name
-            except ValueError:
-                return "signal %d" % self.signal_no
-        return None
 
 
 def ensure_user(name=SANDBOX_USER):
@@ -183,14 +161,26 @@ def read_owned(dir_path, name, limit, owners):
         os.close(fd)
 
 
+def find_tool(name):
+    """Where the tool @p name is: on PATH, else in the CUDA toolkit ($CUDA_HOME, $CUDA_PATH,
+    /usr/local/cuda, or beside nvcc); None if nowhere."""
+    found = shutil.which(name)
+    nvcc = shutil.which("nvcc")
+    homes = [os.environ.get("CUDA_HOME", ""), os.environ.get("CUDA_PATH", ""), "/usr/local/cuda",
+             str(Path(nvcc).resolve().parent.parent) if nvcc else ""]
+    for d in [] if found else [h for h in homes if h]:
+        if Path(d, "bin", name).is_file():
+            return str(Path(d, "bin", name))
+    return found
+
+
 def tool_roots():
     """Install prefixes of the tools a run uses that live outside SYSTEM (a CUDA toolkit in /opt,
     a CMake elsewhere): shown read-only too."""
     roots = set()
     for tool in ("nvcc", "compute-sanitizer", "cmake", "ninja", "c++", "setpriv"):
-        found = shutil.which(tool) or (tool in ("nvcc", "compute-sanitizer") and
-                                       "/usr/local/cuda/bin/" + tool)
-        if not found or not os.path.exists(found):
+        found = find_tool(tool)
+        if not found:
             continue
         prefix = Path(found).resolve().parent.parent
         if not any(str(prefix) == s or str(prefix).startswith(s + "/") for s in SYSTEM):
@@ -203,8 +193,8 @@ def _hidden_libraries():
     the NVIDIA wheels of Python installs."""
     files, dirs = [], []
     lib_dirs = set()
-    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    if os.path.exists(nvcc):
+    nvcc = find_tool("nvcc")
+    if nvcc:
         top = Path(nvcc).resolve().parent.parent
         lib_dirs |= {top / "lib64", top / "lib"} | set(top.glob("targets/*/lib"))
     lib_dirs |= {Path("/usr/lib/x86_64-linux-gnu"), Path("/usr/lib/aarch64-linux-gnu"),
@@ -424,7 +414,7 @@ class Sandbox:
                                 cwd=cwd_host, pass_fds=keep, start_new_session=True)
         for fd in close:
             os.close(fd)
-        timed_out, ready, go_time = False, False, None
+        timed_out, go_time = False, None
         # The sandbox's init enforces the limit (and counts the CPU time of a run it stops);
         # this is the backstop.
         deadline = start + timeout + (10 if self.level == BWRAP else 0)
@@ -440,7 +430,6 @@ class Sandbox:
                             break
                         buf += chunk
                 if buf.startswith(b"ready"):
-                    ready = True
                     line = handshake()
                     go_time = time.monotonic()
                     try:
@@ -496,7 +485,7 @@ class Sandbox:
             rc, sig = None, signal.SIGKILL
         ran = Ran(rc, sig, timed_out, exit_time - start, usage.ru_utime + usage.ru_stime,
                   exit_time, output)
-        ran.go_time, ran.ready, ran.limit = go_time, ready, timeout
+        ran.go_time, ran.limit = go_time, timeout
         return ran
 
 

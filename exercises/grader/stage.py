@@ -227,7 +227,7 @@ class StageMixin:
         for a in self.args.cmake_arg or []:
             if a.startswith("-DCMAKE_CUDA_COMPILER="):
                 return a.split("=", 1)[1]
-        return shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+        return sandbox.find_tool("nvcc") or "nvcc"
 
     def configure(self):
         # The hidden tests are data the grader reads from the instructor's folder (hidden.py):
@@ -369,18 +369,4 @@ class StageMixin:
         text = "\n".join(keep).replace(str(self.course_root) + "/", "")
         text = text.replace(str(self.build) + "/", "build/").replace(str(self.stage) + "/", "")
         return head(text)
-
-
-def find_sanitizer():
-    found = shutil.which("compute-sanitizer")
-    if found:
-        return found
-    for d in [os.environ.get("CUDA_HOME", ""), os.environ.get("CUDA_PATH", ""),
-              "/usr/local/cuda"]:
-        if d and Path(d, "bin", "compute-sanitizer").is_file():
-            return str(Path(d, "bin", "compute-sanitizer"))
-    nvcc = shutil.which("nvcc")
-    if nvcc and Path(nvcc).resolve().with_name("compute-sanitizer").is_file():
-        return str(Path(nvcc).resolve().with_name("compute-sanitizer"))
-    return None
 
