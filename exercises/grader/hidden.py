@@ -13,10 +13,6 @@ MAX_FILE_BYTES = 1 << 20
 MAX_SIDE, MAX_ELEMENTS, MAX_SHAPES = 1 << 24, 1 << 28, 64
 
 
-def is_gpu_test(entry):
-    return entry["kind"] == "gpu"
-
-
 def hidden_entries(folder):
     """([entries], [notes]) of the instructor's <folder>/*.json files: each a list of
     {"name": "Suite.Test", "kind": "check", "check": NAME} or {"name", "kind": "gpu", "shapes":
@@ -107,8 +103,8 @@ class HiddenMixin:
         for e, points, visibility in self.hidden_plan(ex):
             entry_name = "%s | hidden: %s" % (ex["title"], e["name"])
             common = dict(gtest=e["name"], visibility=visibility,
-                          tags=["gpu" if is_gpu_test(e) else "cpu"], verdict_from="the judge")
-            if is_gpu_test(e) and not self.gpu:
+                          tags=["gpu" if self.is_gpu(e) else "cpu"], verdict_from="the judge")
+            if self.is_gpu(e) and not self.gpu:
                 self.r.add(ex["id"], "hidden", entry_name, points, False,
                            "not graded: " + self.no_gpu_why, NOT_GRADED, reason="no CUDA device",
                            **common)

@@ -25,6 +25,7 @@
 namespace {
 
 using grader::Item;
+using grader::launcher_of;
 using grader::Verdict;
 
 struct Record {
@@ -157,12 +158,6 @@ const Record* find(const std::vector<Record>& recs, const std::string& tag) {
   for (const Record& r : recs)
     if (r.tag == tag) return &r;
   return nullptr;
-}
-
-std::string launcher_of(int exercise) {
-  return exercise == 1 ? "ex01::transpose"
-         : exercise == 2 ? "ex02::transpose"
-                         : "ex03::transpose_inplace";
 }
 
 std::string not_implemented(int exercise, const std::string& function) {
