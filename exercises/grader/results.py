@@ -12,12 +12,8 @@ NOT_GRADED = "not_graded"
 
 
 class Results:
-    """The graded entries, in Gradescope's results.json format, plus a JUnit report.
-
-    An entry that was not graded (no CUDA device, a check turned off) says so everywhere: its
-    outcome is "not_graded", its output starts with "not graded", results.json leaves its
-    "status" out (Gradescope then shows 0 / max, and no pass or fail), JUnit marks it skipped and
-    the table says "not graded"."""
+    """The graded entries, in Gradescope's results.json format, plus a JUnit report. How an entry
+    that was not graded shows in each: INSTRUCTORS.md, "In one command"."""
 
     def __init__(self):
         self.tests = []

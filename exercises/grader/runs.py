@@ -24,12 +24,9 @@ MIB = 1 << 20
 PROBE_SECONDS = 60
 
 class Nvml:
-    """The run's own use of its own device, through the driver's NVML (ctypes): the device is
-    the one the sandbox's CUDA sees (the first of CUDA_VISIBLE_DEVICES, by UUID or by index in
-    PCI order, as the grader's runs set CUDA_DEVICE_ORDER; device 0 without it), and what is
-    counted is the device memory of the run's own processes (NVML's per-process list, for the
-    host PIDs of the sandbox's processes, found from the grader's side in /proc). Any other
-    process on that device is named, never counted: the grader then says the GPU was busy."""
+    """The device the sandbox's CUDA sees (the first of CUDA_VISIBLE_DEVICES, by UUID or by index
+    in PCI order, as the runs set CUDA_DEVICE_ORDER), through the driver's NVML (ctypes): what it
+    measures and why, INSTRUCTORS.md's threat model ("another program on the machine")."""
 
     NOT_AVAILABLE = (1 << 64) - 1
 
@@ -135,11 +132,9 @@ def process_name(pid):
 
 
 class MemoryMonitor:
-    """Samples, while a timed run runs, the device memory of the run's own processes (the
-    sandbox's, found under its first process from outside): at its "ready" (everything it
-    allocates for itself is allocated) and the peak after its "go". Every other process seen
-    on the device during the run is kept in @p others ({pid: what it runs}): the run's time and
-    memory then say nothing, and the grader re-runs it or says the GPU was busy."""
+    """Samples the device memory of a timed run's own processes (found under its first process,
+    from outside): at its "ready" and the peak after its "go". Every other process seen on the
+    device is kept in @p others ({pid: what it runs}): the GPU was busy."""
 
     def __init__(self, nvml):
         self.nvml, self.ready_used, self.peak, self.samples = nvml, None, 0, 0
@@ -493,11 +488,9 @@ class RunMixin:
         return ["transpose %d %d %d" % (r, c, secrets.randbits(62)) for r, c in s["shapes"]]
 
     def sanitize(self, binary, number, items, tool, mode, timeout):
-        """One compute-sanitizer run of the worker, its arguments and files as in every other run.
-        mode "root": the tool runs as root in the sandbox and drops the worker to the sandbox
-        user, its report where only root writes; "user": all of it runs as the sandbox user.
-        Returns (Ran, errors or None, summary, log text, verdicts). Any end of the tool but a
-        clean one (exit 0, or its error code) gives errors None."""
+        """One compute-sanitizer run of the worker in @p mode, "root" or "user" (INSTRUCTORS.md,
+        step 6): (Ran, errors, summary, log text, verdicts); errors None for any end of the tool
+        but a clean one (exit 0, or its error code)."""
         n = self.next_id()
         logdir = self.private / ("sanitizer-" + n)
         logdir.mkdir(mode=0o700)

@@ -82,9 +82,7 @@ LOCKS = "/run/transpose-grader"  # one lock file per sandbox user held by a grad
 
 def claim_user(base, lanes=64):
     """The first of base, base-1, base-2, ... that no other grading on this machine holds (a
-    lock file held for the rest of this process): RLIMIT_NPROC counts processes per user across
-    the machine, so each concurrent grading runs its submissions as a user of its own, and one
-    submission's processes cannot starve the grading beside it."""
+    lock file held for the rest of this process): RLIMIT_NPROC counts per user."""
     import fcntl
     folder = LOCKS if os.path.isdir("/run") else os.path.join(tempfile.gettempdir(),
                                                               "transpose-grader")

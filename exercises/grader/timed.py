@@ -74,12 +74,9 @@ class TimedMixin:
 
     @staticmethod
     def timed_estimate(spec, pairs):
-        """What the rounds of one shape say: (ratio, steady, loop_ms, probe_ms). The time of a
-        run's start and end (its context, the copy back, the exit) is the same for both kernels
-        but is delayed by whatever else the machine does, and only ever delayed: so the best of
-        the rounds is the estimate, and it is trusted (steady) when the two best runs of each
-        kernel agree more closely than the distance from the limit could be crossed. A single
-        run never decides."""
+        """What the rounds of one shape say: (ratio, steady, loop_ms, probe_ms): the best of the
+        rounds, trusted (steady) when the two best runs of each kernel agree more closely than
+        the distance from the limit (why: INSTRUCTORS.md, step 7). A single run never decides."""
         done = [(b, s) for b, s in pairs if s["wall"] is not None and not s["ran"].timed_out]
         if not done:
             return None, len(pairs) > 0, None, None
