@@ -312,14 +312,18 @@ class Sandbox:
             a.append("--unshare-net")
         for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"):  # for setpriv, then dropped
             a += ["--cap-add", cap]
-        # The folders above a root that lives outside the system folders (a toolkit or a CMake
-        # in /opt/...), made traversable before it is shown: bwrap makes them 0700 as root, and
-        # the sandbox user could not reach the tool.
         made = set()
-        for d in sorted({str(q) for r in self.roots for q in Path(r).parents if str(q) != "/"}):
-            if not any(d == r or d.startswith(r + "/") for r in self.roots):
-                a += ["--perms", "0755", "--dir", d]
-                made.add(d)
+
+        def traversable(paths):
+            """The folders above @p paths, made before they are shown and traversable: bwrap
+            makes them 0700 as root, and the sandbox user could not reach what is below."""
+            for d in sorted({str(q) for p in paths for q in Path(p).parents if str(q) != "/"} -
+                            made):
+                if not any(d == r or d.startswith(r + "/") for r in self.roots):
+                    a.extend(["--perms", "0755", "--dir", d])
+                    made.add(d)
+
+        traversable(self.roots)  # a toolkit or a CMake in /opt/...
         for d in self.roots:
             if os.path.islink(d):
                 a += ["--symlink", os.readlink(d), d]
@@ -332,13 +336,8 @@ class Sandbox:
             a += ["--size", str(size), "--perms", "1777", "--tmpfs", point]
         for f in [] if libraries else self.lib_files:
             a += ["--ro-bind", "/dev/null", f]
-        # The folders above what is shown, made traversable (bwrap makes them 0700 as root).
-        shown = [str(p) for p in list(ro) + list(rw)] + ["/run/grader/init"] + \
-            [self.mount_point(n, h) for n, (h, _) in (files or {}).items()]
-        above = {str(q) for p in shown for q in Path(p).parents if str(q) != "/"}
-        for d in sorted(above - made):
-            if not any(d == r or d.startswith(r + "/") for r in self.roots):
-                a += ["--perms", "0755", "--dir", d]
+        traversable([str(p) for p in list(ro) + list(rw)] + ["/run/grader/init"] +
+                    [self.mount_point(n, h) for n, (h, _) in (files or {}).items()])
         for d in ([] if libraries else self.lib_dirs) + [h for h in self.extra_hide
                                                          if os.path.isdir(h)]:
             a += ["--tmpfs", d]

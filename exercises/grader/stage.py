@@ -61,18 +61,18 @@ def write_if_changed(path, data):
     return True
 
 
-def course_files(manifest):
-    """{relative path: bytes} of the course files the stage needs."""
+def tree_files(root, tops, skip=()):
+    """{path relative to @p root: bytes} of the plain files of root/top for each of @p tops (a
+    folder or a file), but those under @p skip and Python's caches."""
     files = {}
-    skip = [Path(s) for s in manifest["stage"]["skip"]]
-    for top in manifest["stage"]["copy"]:
-        root = COURSE_DIR / top
-        paths = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+    skip = [Path(s) for s in skip]
+    for top in tops:
+        paths = [root / top] if (root / top).is_file() else (root / top).rglob("*")
         for p in paths:
-            rel = p.relative_to(COURSE_DIR)
-            if any(rel == s or s in rel.parents for s in skip) or "__pycache__" in rel.parts:
-                continue
-            files[rel] = p.read_bytes()
+            rel = p.relative_to(root)
+            if p.is_file() and not p.is_symlink() and "__pycache__" not in rel.parts and \
+                    not any(rel == s or s in rel.parents for s in skip):
+                files[rel] = p.read_bytes()
     return files
 
 
@@ -88,15 +88,6 @@ def sync_stage(course_root, wanted):
         elif p.is_dir() and not any(p.iterdir()):
             p.rmdir()
     return changed
-
-
-def sync_dir(src, dst, only=None):
-    """Makes dst hold exactly the plain files of src (of its subfolders @p only, if given)."""
-    roots = [src / o for o in only] if only else [src]
-    wanted = {p.relative_to(src): p.read_bytes() for r in roots for p in r.rglob("*")
-              if p.is_file() and not p.is_symlink() and "__pycache__" not in p.parts}
-    dst.mkdir(parents=True, exist_ok=True)
-    sync_stage(dst, wanted)
 
 
 def make_readable(root):
@@ -178,7 +169,7 @@ class StageMixin:
     def stage_submission(self, submission, exercises):
         """Copies the course and the submission's allowlisted files into the stage. Returns
         {exercise id: (present files {name: (source path, bytes)}, problems [text])}."""
-        wanted = course_files(self.m)
+        wanted = tree_files(COURSE_DIR, self.m["stage"]["copy"], self.m["stage"]["skip"])
         found = {}
         limit = self.m["max_file_bytes"]
         for ex in exercises:
@@ -199,7 +190,7 @@ class StageMixin:
                 wanted[Path("exercises", ex["id"], name)] = data
             found[ex["id"]] = (files, problems)
         sync_stage(self.course_root, wanted)
-        sync_dir(GRADER_DIR, self.grader_root, only=("worker", "judge"))
+        sync_stage(self.grader_root, tree_files(GRADER_DIR, ("worker", "judge")))
         make_readable(self.course_root)
         make_readable(self.grader_root)
         return found

@@ -143,8 +143,12 @@ void record_text(long item, const char* tag, const std::string& text) {
 
 void done(long item) { record(item, "done", nullptr, 0); }
 
-std::string status_text(cudaError_t s) {
-  return std::to_string(static_cast<int>(s)) + " " + cudaGetErrorName(s);
+/// Records a launcher's return code other than cudaSuccess (the judge names it); true if so.
+bool launch_refused(long item, cudaError_t s) {
+  if (s == cudaSuccess) return false;
+  cudaGetLastError();
+  record_text(item, "status", std::to_string(static_cast<int>(s)) + " " + cudaGetErrorName(s));
+  return true;
 }
 
 /// After a launch: waits for the device; a CUDA error here ends the run (the context is lost).
@@ -184,11 +188,7 @@ void run_matrix(long item, std::int64_t rows, std::int64_t cols, std::uint64_t s
 #if !defined(GRADER_PROBE)
   record_text(item, "launches", grader_watch::stop());
 #endif
-  if (s != cudaSuccess) {
-    cudaGetLastError();
-    record_text(item, "status", status_text(s));
-    return;
-  }
+  if (launch_refused(item, s)) return;
   finish_launch(item, std::to_string(rows) + " x " + std::to_string(cols));
   std::vector<std::uint8_t> out(region.bytes());
   CUDA_CHECK(cudaMemcpy(out.data(), region.get(), out.size(), cudaMemcpyDeviceToHost));
@@ -359,12 +359,7 @@ void run_speed(long item, std::int64_t rows, std::int64_t cols, std::uint64_t se
   float* dst = kInPlace ? src : b.as<float>();
   std::int64_t r = rows, c = cols;
   for (std::int64_t k = 0; k < reps; ++k) {
-    const cudaError_t s = kInPlace ? launch_inplace(dst, r) : launch(src, dst, r, c);
-    if (s != cudaSuccess) {
-      cudaGetLastError();
-      record_text(item, "status", status_text(s));
-      return;
-    }
+    if (launch_refused(item, kInPlace ? launch_inplace(dst, r) : launch(src, dst, r, c))) return;
     mask_words<<<1024, 256>>>(reinterpret_cast<std::uint32_t*>(dst), n,
                               grader::step_key(key, static_cast<std::uint32_t>(k)));
     if (!kInPlace) {
