@@ -20,6 +20,11 @@ def cgroup2_root(mounts="/proc/mounts"):
     return None
 
 
+def controllers(path):
+    """The controllers a cgroup file lists (cgroup.controllers, cgroup.subtree_control)."""
+    return set(path.read_text().split()) if path.is_file() else set()
+
+
 class Limits:
     """The grading's cgroup: enter() moves this process into a fresh group with memory.max and
     pids.max (its children follow), leave() moves it out and removes the group with anything
@@ -37,8 +42,7 @@ class Limits:
         elif os.geteuid() != 0 and not os.access(self.root, os.W_OK):
             self.why = "the grader is not root"
         else:
-            have = set((self.root / "cgroup.controllers").read_text().split()) \
-                if (self.root / "cgroup.controllers").is_file() else set()
+            have = controllers(self.root / "cgroup.controllers")
             if not {"memory", "pids"} <= have:
                 self.why = ("cgroup v2 has no memory and pids controllers here (%s); they are "
                             "in cgroup v1 or not delegated" % (" ".join(sorted(have)) or "none"))
@@ -60,9 +64,7 @@ class Limits:
         for d in (self.root, parent):
             if d == parent:
                 parent.mkdir(exist_ok=True)
-            enabled = set((d / "cgroup.subtree_control").read_text().split()) \
-                if (d / "cgroup.subtree_control").is_file() else set()
-            if not {"memory", "pids"} <= enabled:
+            if not {"memory", "pids"} <= controllers(d / "cgroup.subtree_control"):
                 (d / "cgroup.subtree_control").write_text("+memory +pids")
         group = parent / ("grading-%d" % os.getpid())
         group.mkdir(exist_ok=True)

@@ -322,25 +322,25 @@ class StageMixin:
         if ran.rc != 0 or ran.timed_out:
             return build_failed(ran, "compile error")
 
-        # 3. static checks
+        # 3. static checks, then the worker linked with the objects that passed them
         findings = self.static_checks(ex, files)
         check_titles = "; ".join(self.m["checks"][c]["title"] for c in ex["checks"])
+        seconds, output = ran.seconds, ran.output
+        if not findings:
+            linked = self.build_targets([ex["worker"]],
+                                        timeout=self.time_left(self.timeouts["build"]))
+            if linked.rc != 0 or linked.timed_out:
+                return build_failed(linked, "the grader's worker did not link with your code")
+            seconds, output = seconds + linked.seconds, output + linked.output
+        self.r.add(ex_id, "build", entry_name("build"), 0, True,
+                   "compiled (%.0f s)" % seconds, "passed", seconds=seconds,
+                   warnings=self.compiler_messages(output) if "warning" in output else "")
         if findings:
-            self.r.add(ex_id, "build", entry_name("build"), 0, True,
-                       "compiled (%.0f s)" % ran.seconds, "passed", seconds=ran.seconds)
             self.r.add(ex_id, "static", entry_name("static checks"), 0, False,
                        "%s\nThis exercise is not graded: 0 points. Its rules: %s."
                        % ("\n".join(findings), check_titles), "static_check_failed")
             return zero_all("not graded: the static checks failed (see '%s')"
                             % entry_name("static checks"))
-        linked = self.build_targets([ex["worker"]], timeout=self.time_left(self.timeouts["build"]))
-        if linked.rc != 0 or linked.timed_out:
-            return build_failed(linked, "the grader's worker did not link with your code")
-        seconds = ran.seconds + linked.seconds
-        output = ran.output + linked.output
-        self.r.add(ex_id, "build", entry_name("build"), 0, True,
-                   "compiled (%.0f s)" % seconds, "passed", seconds=seconds,
-                   warnings=self.compiler_messages(output) if "warning" in output else "")
         self.r.add(ex_id, "static", entry_name("static checks"), 0, True,
                    "passed: " + check_titles, "passed")
         return True
