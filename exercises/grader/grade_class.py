@@ -314,13 +314,13 @@ def main(argv=None):
                 meta.get("course") == version and meta.get("status") == "graded" and \
                 meta.get("options") == options and \
                 (out / "students" / n / "results.json").is_file():
-            rows[n] = ("resumed", "", [])
+            rows[n] = ("resumed", "")
             first_of.setdefault(hashes[n], n)  # a new copy of it takes its report
     for n in names:
         if n in rows:
             continue
         if hashes[n] in first_of:  # the same files as another: graded once
-            rows[n] = ("identical", first_of[hashes[n]], [])
+            rows[n] = ("identical", first_of[hashes[n]])
             continue
         first_of[hashes[n]] = n
         todo.append(n)
@@ -337,7 +337,7 @@ def main(argv=None):
     for n in todo:
         work.put(n)
 
-    def lane(label, index, device):
+    def lane(label, device):
         stage = stage_root / label
         stage.mkdir(parents=True, exist_ok=True)
         env = dict(os.environ)
@@ -371,12 +371,11 @@ def main(argv=None):
                 "status": status, "why": why,
                 "lane": label, "device": device or "none",
                 "seconds": round(time.monotonic() - start, 1)}) + "\n")
-            rows[n] = (status, why, [])
+            rows[n] = (status, why)
             progress.step(status, n)
 
     start = time.monotonic()
-    threads = [threading.Thread(target=lane, args=(label, i, d), daemon=True)
-               for i, (label, d) in enumerate(lanes)]
+    threads = [threading.Thread(target=lane, args=lane_of, daemon=True) for lane_of in lanes]
     # Ctrl-C, a kill or a hang-up of the class command ends its gradings, then the command.
     def stop(signum, frame):
         raise KeyboardInterrupt
@@ -411,15 +410,15 @@ def main(argv=None):
             (dest / "meta.json").write_text(json.dumps(dict(meta, hash=hashes[n],
                                                             identical_to=rows[n][1])) + "\n")
             rows[n] = ("identical" if meta.get("status") == "graded" else meta["status"],
-                       meta.get("why", ""), [])
+                       meta.get("why", ""))
             progress.step("identical", n)
     progress.close()
     seconds = time.monotonic() - start
 
     book, ungraded = [], []
     for n in names:
-        status, why, flags = rows[n]
-        flags = list(flags)
+        status, why = rows[n]
+        flags = []
         twins = [m for m in same[hashes[n]] if m != n]
         if twins:
             flags.append("same files as %s" % ", ".join(twins))
