@@ -1,16 +1,12 @@
 #!/usr/bin/env bash
-# The grader on a machine with an NVIDIA GPU, as root: says whether bubblewrap is here (and
-# unpacks build-deps/bubblewrap_*.deb where it is not and that file is: `apt-get download
-# bubblewrap` on a machine with apt), whether it isolates, then runs the self-test's GPU cases:
-# the answers 100 / 100, the skeletons 0 / 100, every mutant and hostile case as expected.
+# The grader's self-test on a machine with an NVIDIA GPU, as root, after saying whether bubblewrap
+# is here and isolates (exercises/INSTRUCTORS.md, "Checking the grader").
 #
 #   bash exercises/grader/check_on_gpu.sh [1|2|3|all] [JOBS]
 #
-# Part 1: the answers and the skeletons; part 2: the technique, forged records, hidden tests;
-# part 3: the sanitizer and the timed runs' cases. The parts share one staged build
-# (build-grade/selftest-gpu): run part 1 first, or give each part a folder of its own in WORK
-# (make gpu-check does, to run them side by side). The log of each part is
-# build-grade/gpu-check/part-N.log; the exit status is the self-test's.
+# Part 1: the answers and the skeletons; 2: the technique, forged records, hidden tests; 3: the
+# sanitizer and the timed runs. The parts share one staged build unless WORK gives each its own.
+# The log: build-grade/gpu-check/part-N.log; the exit status is the self-test's.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 

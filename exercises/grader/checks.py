@@ -107,11 +107,9 @@ def source_findings(name, text, patterns, lines=None, deadline=None):
 
 
 def line_marker_findings(name, text):
-    """A submitted file may not say where its lines come from: any #line directive or GCC line
-    marker (`# 1 "/usr/include/x.h" 1 3`, flags or not) is a finding, read in the source as
-    written (comments removed, continued lines joined), because in the preprocessed text such a
-    marker looks exactly like the compiler's own and what follows it would be checked as
-    another file, or not at all."""
+    """Any #line directive or GCC line marker in the source as written (comments removed,
+    continued lines joined) is a finding: in the preprocessed text it would look like the
+    compiler's own (INSTRUCTORS.md's threat model, "renames its own lines")."""
     found, start, logical = [], 1, ""
     for number, line in enumerate(strip_comments(text, keep_strings=True).split("\n"), 1):
         if not logical:

@@ -1,26 +1,18 @@
 #!/usr/bin/env bash
-# The grader's acceptance on a GPU machine, as root: its verdicts do not depend on what else the
-# machine runs, and a class is graded on every GPU. Parts (any of them, in this order; default
-# all):
-#
+# The grader's acceptance on a GPU machine, as root (exercises/INSTRUCTORS.md, "Checking the
+# grader"). Parts, in this order (default all):
 #   alone     check_on_gpu.sh all: every GPU case of the self-test
 #   other     the same while gpu_load holds 4 GiB and computes on ANOTHER GPU (2 GPUs or more)
-#   same      check_on_gpu.sh 1 (the answers, the skeletons) while gpu_load runs on the SAME GPU:
-#             the answers score 100, or their timed entries say "not graded: the GPU was busy"
-#   class1    a generated class of 30 submissions (selftest_class.py) graded by grade_class.py on
-#             the first GPU (exercise 3, without the sanitizers, to fit the time)
+#   same      check_on_gpu.sh 1 while gpu_load runs on the SAME GPU
+#   class1    a generated class of 30 (selftest_class.py) on the first GPU (exercise 3, no sanitizers)
 #   classall  the same class on every GPU (one lane per GPU)
 #
 #   bash exercises/grader/gpu_acceptance.sh [all|alone|other|same|class1|classall ...]
 #
-# alone, other and same take one part of check_on_gpu.sh after a colon (alone:1, other:3; the
-# default: all for alone and other, 1 for same): check_on_gpu.sh all can take more than ten
-# minutes, each of its parts well within.
-#
-# Writes into $OUT (default build-grade/acceptance): summary.txt (printed last), the log of each
-# check part (the self-test's verdict table), class.csv (the class runs' timings and checks) and
-# each class run's gradebook. A part that would pass BUDGET_S (default 540 s) since the start
-# is skipped and the summary says so: run it alone. Exit status 0 when every part that ran passed.
+# alone, other and same take one part of check_on_gpu.sh after a colon (alone:1, other:3). Writes
+# into $OUT (default build-grade/acceptance) summary.txt, each check part's log, class.csv and each
+# class run's gradebook. A part that would pass BUDGET_S (default 540 s) since the start is
+# skipped. Exit status 0 when every part that ran passed.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 export PATH="$PATH:/usr/local/cuda/bin"

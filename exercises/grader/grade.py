@@ -4,32 +4,9 @@
     python3 exercises/grader/grade.py --submission DIR [--out DIR] [--hidden DIR] [--exercises IDS]
     make grade SUBMISSION=DIR [OUT=DIR] [HIDDEN=DIR] [EXERCISES=IDS] [ARCH=A]
 
-A submission is hostile code, and nothing it can write decides its grade (exercises/INSTRUCTORS.md
-has the threat model). Exercise by exercise:
-  1. stages a clean copy of the course and copies in only the allowlisted files of the
-     submission (manifest.json, "files"; stage.py);
-  2. builds the exercise's objects and the worker (the course's worker.cu linked with them) in a
-     sandbox (sandbox.py: bubblewrap), which sees the system folders and the stage only;
-  3. static checks of the source as written and as compiled, of the objects' symbols and of the
-     device code they register (checks.py);
-  4. each entry runs the worker in a fresh sandbox on fresh random problems; the worker writes
-     only data (matrices, return codes, the answers of the index functions), and the judge, built
-     from the course alone and run after every process of the sandbox is gone, decides (runs.py);
-  5. what the exercise forbids is measured from outside: the shared memory of the kernels the
-     launcher launched and the swizzle evaluated on the device (exercise 2), the time, the CPU
-     time and the device memory of long chained runs on the public size and on a random one
-     (timed.py), each against the course's own kernel;
-  6. compute-sanitizer on the worker; a memory error, or any end of the tool but a clean one,
-     zeroes the exercise's kernel tests;
-  7. hidden tests from an instructor's folder (--hidden; hidden.py): data (checks, shapes) run
-     by the worker and decided by the judge like the visible entries, never code built with the
-     submission;
-  8. writes results.json (Gradescope's format) and junit.xml into --out (results.py) after every
-     process of the submission is gone, always, even when the grader itself fails, and exits 0
-     whatever the score. Each exercise and the whole submission have a deadline.
-Without a CUDA device it still builds, runs the static and CPU checks, and marks the GPU entries
-"not graded: no CUDA device". As root it refuses to grade (exit code 2, one line) when it cannot
-isolate the submission (no bubblewrap: `make deps`).
+What it does to a submission, step by step (stage.py, checks.py, runs.py, timed.py, hidden.py,
+results.py), and why: exercises/INSTRUCTORS.md, "The threat model" and "What happens to a
+submission".
 """
 
 import argparse
@@ -53,7 +30,7 @@ from hidden import HiddenMixin  # noqa: E402
 from limits import Limits  # noqa: E402
 from results import NOT_GRADED, Results  # noqa: E402
 from runs import RunMixin  # noqa: E402
-from stage import StageMixin, find_sanitizer  # noqa: E402
+from stage import StageMixin  # noqa: E402
 from timed import TimedMixin  # noqa: E402
 from tools import tail  # noqa: E402
 
@@ -76,7 +53,7 @@ class Grader(StageMixin, CheckMixin, RunMixin, TimedMixin, HiddenMixin):
         self.gpu = False if args.no_gpu else None  # None: not known yet
         self.no_gpu_why = "no CUDA device (--no-gpu)" if args.no_gpu else "no CUDA device"
         self.jobs = args.jobs or os.cpu_count() or 2
-        self.sanitizer = find_sanitizer()
+        self.sanitizer = sandbox.find_tool("compute-sanitizer")
         self.sanitizer_mode = None
         self.sanitizer_failure = ""
         self.box = self.stage = self.build = self.judge_bin = self.nvml = None
@@ -100,7 +77,7 @@ class Grader(StageMixin, CheckMixin, RunMixin, TimedMixin, HiddenMixin):
         self.deadline = self.ex_deadline = time.monotonic() + self.timeouts["submission"]
 
 
-def load_manifest(path):
+def load_manifest(path=GRADER_DIR / "manifest.json"):
     m = json.loads(Path(path).read_text())
     for ex in m["exercises"]:
         for key in ("id", "title", "files", "objects", "worker", "entries", "checks"):

@@ -4,21 +4,8 @@
     python3 exercises/grader/grade_class.py --submissions DIR --out DIR [--hidden DIR] [...]
     make grade-class SUBMISSIONS=DIR OUT=DIR [HIDDEN=DIR] [ARCH=A]
 
-Each submission is graded by grade.py, as `make grade` does, into OUT/students/<name>/
-(results.json, junit.xml, the table in report.txt). Around that:
-  - lanes: one grader per GPU (CUDA_VISIBLE_DEVICES set to that GPU's UUID, so its runs and its
-    measurements are that GPU's alone), each with its own staged build (only the submission's
-    files recompile) and its own sandbox user (grade.py claims transpose-sandbox-N, the first
-    no other grading holds: a process limit counts per user, so one submission cannot starve the
-    gradings beside it); without a GPU, lanes on the CPU cores. The compile jobs are the cores shared among the lanes;
-  - resume: a submission whose allowlisted files (content hash) and course (commit, and the
-    changes on top of it) were already graded is not graded again; identical submissions are
-    graded once and flagged as identical;
-  - a submission's grading that fails or passes its time limit is recorded (status, why) and the
-    class goes on;
-  - OUT/gradebook.csv (student, points per exercise, total, flags, status), OUT/summary.txt and
-    summary.json (score distribution, flagged submissions, ungraded entries and why), and a
-    progress bar on the terminal.
+Each submission is graded by grade.py into OUT/students/<name>/, in lanes (one per GPU), resumed
+when already graded, into OUT/gradebook.csv and a summary: exercises/INSTRUCTORS.md, "A class".
 Exit status 0 when every submission has a report, 1 otherwise.
 """
 
@@ -37,10 +24,10 @@ import time
 from pathlib import Path
 
 GRADER_DIR = Path(__file__).resolve().parent
-COURSE_DIR = GRADER_DIR.parent.parent
 sys.path.insert(0, str(GRADER_DIR))
 sys.dont_write_bytecode = True
-from stage import find_submission_file  # noqa: E402
+from grade import load_manifest  # noqa: E402
+from stage import COURSE_DIR, find_submission_file  # noqa: E402
 
 # Flags of a report: the entry outcomes and gate texts an instructor looks at first.
 FLAG_OUTCOMES = {"grader_error": "grader error", "grader_refused": "grader refused",
@@ -48,10 +35,6 @@ FLAG_OUTCOMES = {"grader_error": "grader error", "grader_refused": "grader refus
 FLAG_TEXTS = {"done on the host": "host work", "second buffer": "second buffer",
               "the GPU was busy": "GPU busy",
               "does not use the unpadded, swizzled tile": "wrong technique"}
-
-
-def load_manifest():
-    return json.loads((GRADER_DIR / "manifest.json").read_text())
 
 
 def course_version():
@@ -331,13 +314,13 @@ def main(argv=None):
                 meta.get("course") == version and meta.get("status") == "graded" and \
                 meta.get("options") == options and \
                 (out / "students" / n / "results.json").is_file():
-            rows[n] = ("resumed", "", [])
+            rows[n] = ("resumed", "")
             first_of.setdefault(hashes[n], n)  # a new copy of it takes its report
     for n in names:
         if n in rows:
             continue
         if hashes[n] in first_of:  # the same files as another: graded once
-            rows[n] = ("identical", first_of[hashes[n]], [])
+            rows[n] = ("identical", first_of[hashes[n]])
             continue
         first_of[hashes[n]] = n
         todo.append(n)
@@ -354,7 +337,7 @@ def main(argv=None):
     for n in todo:
         work.put(n)
 
-    def lane(label, index, device):
+    def lane(label, device):
         stage = stage_root / label
         stage.mkdir(parents=True, exist_ok=True)
         env = dict(os.environ)
@@ -388,12 +371,11 @@ def main(argv=None):
                 "status": status, "why": why,
                 "lane": label, "device": device or "none",
                 "seconds": round(time.monotonic() - start, 1)}) + "\n")
-            rows[n] = (status, why, [])
+            rows[n] = (status, why)
             progress.step(status, n)
 
     start = time.monotonic()
-    threads = [threading.Thread(target=lane, args=(label, i, d), daemon=True)
-               for i, (label, d) in enumerate(lanes)]
+    threads = [threading.Thread(target=lane, args=lane_of, daemon=True) for lane_of in lanes]
     # Ctrl-C, a kill or a hang-up of the class command ends its gradings, then the command.
     def stop(signum, frame):
         raise KeyboardInterrupt
@@ -428,15 +410,15 @@ def main(argv=None):
             (dest / "meta.json").write_text(json.dumps(dict(meta, hash=hashes[n],
                                                             identical_to=rows[n][1])) + "\n")
             rows[n] = ("identical" if meta.get("status") == "graded" else meta["status"],
-                       meta.get("why", ""), [])
+                       meta.get("why", ""))
             progress.step("identical", n)
     progress.close()
     seconds = time.monotonic() - start
 
     book, ungraded = [], []
     for n in names:
-        status, why, flags = rows[n]
-        flags = list(flags)
+        status, why = rows[n]
+        flags = []
         twins = [m for m in same[hashes[n]] if m != n]
         if twins:
             flags.append("same files as %s" % ", ".join(twins))

@@ -1,11 +1,6 @@
-"""An instructor's hidden tests (a part of grade.Grader; Python standard library only).
-
-Hidden tests are data, like the manifest's entries: each names a CPU check of the judge or the
-shapes a GPU entry runs. The worker runs the submission on them and writes only data, and the
-judge, built from the course alone, decides, exactly as for the visible entries. No hidden test
-is compiled or linked with the submission, so no process that holds the submission's code decides
-a hidden verdict, and the hidden files never enter the stage or any sandbox. Their names and
-points come from the instructor's files; their points are capped (hidden_tests.max_points)."""
+"""An instructor's hidden tests (a part of grade.Grader; Python standard library only): data the
+worker runs and the judge decides, like the visible entries, never code built with the
+submission (exercises/INSTRUCTORS.md, "Hidden tests")."""
 
 import fnmatch
 import json
@@ -16,10 +11,6 @@ from results import NOT_GRADED
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")
 MAX_FILE_BYTES = 1 << 20
 MAX_SIDE, MAX_ELEMENTS, MAX_SHAPES = 1 << 24, 1 << 28, 64
-
-
-def is_gpu_test(entry):
-    return entry["kind"] == "gpu"
 
 
 def hidden_entries(folder):
@@ -112,8 +103,8 @@ class HiddenMixin:
         for e, points, visibility in self.hidden_plan(ex):
             entry_name = "%s | hidden: %s" % (ex["title"], e["name"])
             common = dict(gtest=e["name"], visibility=visibility,
-                          tags=["gpu" if is_gpu_test(e) else "cpu"], verdict_from="the judge")
-            if is_gpu_test(e) and not self.gpu:
+                          tags=["gpu" if self.is_gpu(e) else "cpu"], verdict_from="the judge")
+            if self.is_gpu(e) and not self.gpu:
                 self.r.add(ex["id"], "hidden", entry_name, points, False,
                            "not graded: " + self.no_gpu_why, NOT_GRADED, reason="no CUDA device",
                            **common)

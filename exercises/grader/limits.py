@@ -1,9 +1,6 @@
-"""A cgroup (v2) per grading (Python standard library only): the grading and every process it
-starts (builds, sandboxes, the judge) share one bound on their memory and on their number, which
-the per-process limits of the sandbox (RLIMIT_DATA, a process limit per sandbox user) cannot
-give: 1024 processes of 16 GiB each could still take the host. Made through the cgroup files
-directly (root only); where the machine gives no cgroup v2 with the memory and pids controllers,
-the grading says so in its report, and INSTRUCTORS.md says what to run instead."""
+"""A cgroup (v2) per grading (Python standard library only): one bound on the memory and the
+number of processes of the grading and of everything it starts, which the sandbox's per-process
+limits cannot give (exercises/INSTRUCTORS.md, "What is still out of reach")."""
 
 import os
 import time
@@ -23,6 +20,11 @@ def cgroup2_root(mounts="/proc/mounts"):
     return None
 
 
+def controllers(path):
+    """The controllers a cgroup file lists (cgroup.controllers, cgroup.subtree_control)."""
+    return set(path.read_text().split()) if path.is_file() else set()
+
+
 class Limits:
     """The grading's cgroup: enter() moves this process into a fresh group with memory.max and
     pids.max (its children follow), leave() moves it out and removes the group with anything
@@ -40,8 +42,7 @@ class Limits:
         elif os.geteuid() != 0 and not os.access(self.root, os.W_OK):
             self.why = "the grader is not root"
         else:
-            have = set((self.root / "cgroup.controllers").read_text().split()) \
-                if (self.root / "cgroup.controllers").is_file() else set()
+            have = controllers(self.root / "cgroup.controllers")
             if not {"memory", "pids"} <= have:
                 self.why = ("cgroup v2 has no memory and pids controllers here (%s); they are "
                             "in cgroup v1 or not delegated" % (" ".join(sorted(have)) or "none"))
@@ -63,9 +64,7 @@ class Limits:
         for d in (self.root, parent):
             if d == parent:
                 parent.mkdir(exist_ok=True)
-            enabled = set((d / "cgroup.subtree_control").read_text().split()) \
-                if (d / "cgroup.subtree_control").is_file() else set()
-            if not {"memory", "pids"} <= enabled:
+            if not {"memory", "pids"} <= controllers(d / "cgroup.subtree_control"):
                 (d / "cgroup.subtree_control").write_text("+memory +pids")
         group = parent / ("grading-%d" % os.getpid())
         group.mkdir(exist_ok=True)

@@ -12,12 +12,8 @@ NOT_GRADED = "not_graded"
 
 
 class Results:
-    """The graded entries, in Gradescope's results.json format, plus a JUnit report.
-
-    An entry that was not graded (no CUDA device, a check turned off) says so everywhere: its
-    outcome is "not_graded", its output starts with "not graded", results.json leaves its
-    "status" out (Gradescope then shows 0 / max, and no pass or fail), JUnit marks it skipped and
-    the table says "not graded"."""
+    """The graded entries, in Gradescope's results.json format, plus a JUnit report. How an entry
+    that was not graded shows in each: INSTRUCTORS.md, "In one command"."""
 
     def __init__(self):
         self.tests = []
@@ -68,27 +64,17 @@ class Results:
                          if t["extra_data"]["outcome"] == NOT_GRADED), 4)
 
     def subtotals(self):
-        """One line per exercise: "Exercise 1 (rectangular): 16 of 35 points, 19 not graded"."""
-        lines = []
-        order = []
-        for t in self.tests:
-            ex = t["extra_data"]["exercise"]
-            if ex not in order:
-                order.append(ex)
-        for ex in order:
-            mine = [t for t in self.tests if t["extra_data"]["exercise"] == ex]
-            got = round(sum(t["score"] for t in mine), 4)
-            top = round(sum(t["max_score"] for t in mine), 4)
-            ng = self.not_graded(mine)
-            line = "%s: %g of %g points" % (self.titles.get(ex, ex), got, top)
-            if ng:
-                line += ", %g not graded" % ng
-            lines.append(line)
-        line = "Total: %g of %g points" % (self.total(), self.max_total())
-        if self.not_graded():
-            line += ", %g not graded" % self.not_graded()
-        lines.append(line)
-        return lines
+        """One line per exercise: "Exercise 1 (rectangular): 16 of 35 points, 19 not graded",
+        then the total's."""
+        def line(title, tests):
+            ng = self.not_graded(tests)
+            return "%s: %g of %g points%s" % (
+                title, round(sum(t["score"] for t in tests), 4),
+                round(sum(t["max_score"] for t in tests), 4), ", %g not graded" % ng if ng else "")
+        order = dict.fromkeys(t["extra_data"]["exercise"] for t in self.tests)
+        return [line(self.titles.get(ex, ex), [t for t in self.tests
+                                               if t["extra_data"]["exercise"] == ex])
+                for ex in order] + [line("Total", self.tests)]
 
     def summary(self, why_lines=4):
         """The table printed on the terminal: every entry's full name, its points and state, and

@@ -24,12 +24,9 @@ MIB = 1 << 20
 PROBE_SECONDS = 60
 
 class Nvml:
-    """The run's own use of its own device, through the driver's NVML (ctypes): the device is
-    the one the sandbox's CUDA sees (the first of CUDA_VISIBLE_DEVICES, by UUID or by index in
-    PCI order, as the grader's runs set CUDA_DEVICE_ORDER; device 0 without it), and what is
-    counted is the device memory of the run's own processes (NVML's per-process list, for the
-    host PIDs of the sandbox's processes, found from the grader's side in /proc). Any other
-    process on that device is named, never counted: the grader then says the GPU was busy."""
+    """The device the sandbox's CUDA sees (the first of CUDA_VISIBLE_DEVICES, by UUID or by index
+    in PCI order, as the runs set CUDA_DEVICE_ORDER), through the driver's NVML (ctypes): what it
+    measures and why, INSTRUCTORS.md's threat model ("another program on the machine")."""
 
     NOT_AVAILABLE = (1 << 64) - 1
 
@@ -76,7 +73,6 @@ class Nvml:
                 break
         if not self.calls:
             raise OSError("this NVML has no per-process list")
-        self.per_process = True
 
     def used(self):
         """The device's used memory (bytes): only where per-process figures are not given."""
@@ -136,11 +132,9 @@ def process_name(pid):
 
 
 class MemoryMonitor:
-    """Samples, while a timed run runs, the device memory of the run's own processes (the
-    sandbox's, found under its first process from outside): at its "ready" (everything it
-    allocates for itself is allocated) and the peak after its "go". Every other process seen
-    on the device during the run is kept in @p others ({pid: what it runs}): the run's time and
-    memory then say nothing, and the grader re-runs it or says the GPU was busy."""
+    """Samples the device memory of a timed run's own processes (found under its first process,
+    from outside): at its "ready" and the peak after its "go". Every other process seen on the
+    device is kept in @p others ({pid: what it runs}): the GPU was busy."""
 
     def __init__(self, nvml):
         self.nvml, self.ready_used, self.peak, self.samples = nvml, None, 0, 0
@@ -248,12 +242,8 @@ class RunMixin:
         return True
 
     def skipped_for_time(self, ex, e=None):
-        reason = "not run: this exercise ran out of time (see '%s | time limit')" % ex["title"]
-        if e is None:
-            return Entry(ex["id"], "sanitizer", self.sanitizer_title(ex),
-                         ex["sanitizer"]["points"], "not_run", reason, gpu=True)
-        return Entry(ex["id"], self.kind_tag(e), "%s | %s" % (ex["title"], e["title"]),
-                     e["points"], "not_run", reason, gtest=e["name"], gpu=self.is_gpu(e))
+        return self.entry(ex, e, "not_run", "not run: this exercise ran out of time (see '%s | "
+                                            "time limit')" % ex["title"])
 
     # -- the worker and the judge ---------------------------------------------------------
 
@@ -278,39 +268,31 @@ class RunMixin:
                 "timed out" if ran.timed_out else "exit code %s" % ran.rc, tail(ran.output, 3000)))
         return verdicts, note
 
-    def worker_run(self, binary, items, timeout, log, extra_files=None, prefix=(), as_root=False,
-                   handshake=None, monitor=None):
-        """Runs a worker (under @p prefix, a tool) on a plan in a fresh sandbox. The plan and the
-        data channel are files given as arguments, the same way in every run. Returns
-        (sandbox.Ran, plan path, data path)."""
+    def run_plan(self, binary, number, items, timeout, handshake=None, monitor=None, key=0,
+                 prefix=(), extra_files=None, as_root=False):
+        """Runs a worker (under @p prefix, a tool) on a plan in a fresh sandbox, then the judge on
+        what it wrote: (sandbox.Ran, verdicts, note). The plan and the data channel are files
+        given as arguments, the same way in every run."""
         n = self.next_id()
         plan, data = self.private / ("plan-" + n), self.private / ("data-" + n)
-        plan.write_text("plan 1\n" + "\n".join(items) + "\n")
-        os.chmod(plan, 0o644)
-        data.touch(mode=0o600)
-        if self.box.isolated:
-            os.chown(data, self.box.uid, self.box.gid)
-        files = dict(extra_files or {}, plan=(plan, False), data=(data, True))
-        argv = list(prefix) + [binary, self.box.mount_point("plan", plan),
-                               self.box.mount_point("data", data)]
-        if handshake:
-            argv.append("{ready}")
-        ran = self.boxed(argv, timeout, log, ro=[self.build / "bin"], files=files,
-                         as_root=as_root, handshake=handshake, monitor=monitor)
-        return ran, plan, data
-
-    def run_plan(self, binary, number, items, timeout, handshake=None, monitor=None, key=0):
-        """The worker on a plan, then the judge on what it wrote: (Ran, verdicts, note)."""
-        log = self.private / ("log-" + self.next_id())
-        plan = data = None
+        log = self.private / ("log-" + n)
         try:
-            ran, plan, data = self.worker_run(binary, items, timeout, log, handshake=handshake,
-                                              monitor=monitor)
+            plan.write_text("plan 1\n" + "\n".join(items) + "\n")
+            os.chmod(plan, 0o644)
+            data.touch(mode=0o600)
+            if self.box.isolated:
+                os.chown(data, self.box.uid, self.box.gid)
+            files = dict(extra_files or {}, plan=(plan, False), data=(data, True))
+            argv = list(prefix) + [binary, self.box.mount_point("plan", plan),
+                                   self.box.mount_point("data", data)]
+            if handshake:
+                argv.append("{ready}")
+            ran = self.boxed(argv, timeout, log, ro=[self.build / "bin"], files=files,
+                             as_root=as_root, handshake=handshake, monitor=monitor)
             verdicts, note = self.judge(number, plan, data, key)
         finally:
             for p in (plan, data, log):
-                if p:
-                    p.unlink(missing_ok=True)
+                p.unlink(missing_ok=True)
         return ran, verdicts, note
 
     def describe_stop(self, ran, item_line):
@@ -388,18 +370,22 @@ class RunMixin:
         return {"check": "test", "gpu": "test", "shared_memory": "technique",
                 "same_swizzle": "technique"}.get(e["kind"], e["kind"])
 
+    def entry(self, ex, e, outcome, output, **extra):
+        """An Entry of exercise @p ex: of its manifest entry @p e, or its sanitizer's (e None)."""
+        if e is None:
+            return Entry(ex["id"], "sanitizer", self.sanitizer_title(ex), ex["sanitizer"]["points"],
+                         outcome, output, gpu=True, **extra)
+        return Entry(ex["id"], self.kind_tag(e), "%s | %s" % (ex["title"], e["title"]),
+                     e["points"], outcome, output, gtest=e["name"], gpu=self.is_gpu(e), **extra)
+
     def sanitizer_title(self, ex):
         return "%s | memory safety (%s)" % (ex["title"], ", ".join(ex["sanitizer"]["tools"]))
 
     def not_graded_entry(self, ex, e, why):
-        return Entry(ex["id"], self.kind_tag(e), "%s | %s" % (ex["title"], e["title"]),
-                     e["points"], NOT_GRADED, "not graded: " + why, gtest=e["name"],
-                     gpu=self.is_gpu(e), reason=why)
+        return self.entry(ex, e, NOT_GRADED, "not graded: " + why, reason=why)
 
     def run_entry(self, ex, number, e, binary, gates):
         name = "%s | %s" % (ex["title"], e["title"])
-        common = dict(gtest=e["name"], visibility=e.get("visibility", "visible"),
-                      gpu=self.is_gpu(e))
         kind = e["kind"]
         if self.is_gpu(e) and not self.gpu:
             return self.not_graded_entry(ex, e, self.no_gpu_why)
@@ -413,8 +399,8 @@ class RunMixin:
         if kind == "same_swizzle" and outcome != "passed":
             gates.append(("technique", "the kernel's swizzle is not the one the CPU tests check "
                                        "(see '%s')" % name))
-        return Entry(ex["id"], "technique" if kind == "same_swizzle" else "test", name,
-                     e["points"], outcome, text, seconds=ran.seconds, **common)
+        return self.entry(ex, e, outcome, text, seconds=ran.seconds,
+                          visibility=e.get("visibility", "visible"))
 
     def problems(self, ex, e):
         """The plan items of a GPU entry: its shapes with fresh seeds."""
@@ -485,15 +471,13 @@ class RunMixin:
             fnmatch.fnmatchcase(p.gtest or "", t) for t in ex.get("technique", []))
             and not p.passed]
         if ok and unswizzled:
-            return Entry(ex["id"], "technique", name, e["points"], "failed",
-                         "the tile counts with the swizzle that makes it conflict-free, and the "
-                         "bank model's entries did not pass (see '%s')\n%s" % (unswizzled[0], text),
-                         gtest=e["name"], gpu=False)
+            return self.entry(ex, e, "failed", "the tile counts with the swizzle that makes it "
+                              "conflict-free, and the bank model's entries did not pass (see "
+                              "'%s')\n%s" % (unswizzled[0], text))
         if not ok:
             gates.append(("technique", "the kernel does not use the unpadded, swizzled tile "
                                        "(see '%s')" % name))
-        return Entry(ex["id"], "technique", name, e["points"], "passed" if ok else "failed",
-                     ("passed: " if ok else "") + text, gtest=e["name"], gpu=False)
+        return self.entry(ex, e, "passed" if ok else "failed", ("passed: " if ok else "") + text)
 
     # -- sanitizers -----------------------------------------------------------------------
 
@@ -504,11 +488,9 @@ class RunMixin:
         return ["transpose %d %d %d" % (r, c, secrets.randbits(62)) for r, c in s["shapes"]]
 
     def sanitize(self, binary, number, items, tool, mode, timeout):
-        """One compute-sanitizer run of the worker, its arguments and files as in every other run.
-        mode "root": the tool runs as root in the sandbox and drops the worker to the sandbox
-        user, its report where only root writes; "user": all of it runs as the sandbox user.
-        Returns (Ran, errors or None, summary, log text, verdicts). Any end of the tool but a
-        clean one (exit 0, or its error code) gives errors None."""
+        """One compute-sanitizer run of the worker in @p mode, "root" or "user" (INSTRUCTORS.md,
+        step 6): (Ran, errors, summary, log text, verdicts); errors None for any end of the tool
+        but a clean one (exit 0, or its error code)."""
         n = self.next_id()
         logdir = self.private / ("sanitizer-" + n)
         logdir.mkdir(mode=0o700)
@@ -521,30 +503,24 @@ class RunMixin:
                   "--error-exitcode", "86"]
         if mode == "root":
             prefix += self.box.drop_prefix()
-        out = self.private / ("out-" + n)
-        plan = data = None
         try:
-            ran, plan, data = self.worker_run(binary, items, timeout, out, prefix=prefix,
-                                              extra_files={"log": (logdir, True)},
-                                              as_root=(mode == "root"))
+            ran, verdicts, _ = self.run_plan(binary, number, items, timeout, prefix=prefix,
+                                             extra_files={"log": (logdir, True)},
+                                             as_root=(mode == "root"))
             # Read without following a link, and only the tool's own file.
             text = sandbox.read_owned(logdir, "sanitizer.log", 400000, {owner})
-            errors, summary = sanitizer_errors(text or "")
-            if text is None:
-                errors, summary = None, "its report is missing or is not a plain file of the tool's"
-            elif ran.rc not in (0, 86) or ran.timed_out:
-                errors = None  # the tool itself did not end normally: no verdict
-            elif ran.rc == 86 and not errors:
-                # The exit status says it found errors, whatever the report says: in user mode
-                # the submission can reach the report, never the tool's exit status.
-                errors, summary = 1, "the tool exited with its error code (%s)" % (
-                    summary or "no summary")
-            verdicts, _ = self.judge(number, plan, data)
         finally:
             shutil.rmtree(logdir, ignore_errors=True)
-            for p in (plan, data, out):
-                if p:
-                    p.unlink(missing_ok=True)
+        errors, summary = sanitizer_errors(text or "")
+        if text is None:
+            errors, summary = None, "its report is missing or is not a plain file of the tool's"
+        elif ran.rc not in (0, 86) or ran.timed_out:
+            errors = None  # the tool itself did not end normally: no verdict
+        elif ran.rc == 86 and not errors:
+            # The exit status says it found errors, whatever the report says: in user mode the
+            # submission can reach the report, never the tool's exit status.
+            errors, summary = 1, "the tool exited with its error code (%s)" % (
+                summary or "no summary")
         return ran, errors, summary, text or "", verdicts
 
     def choose_sanitizer_mode(self):
@@ -573,26 +549,21 @@ class RunMixin:
     def run_sanitizers(self, ex, number, binary, gates):
         s = ex["sanitizer"]
         name = self.sanitizer_title(ex)
-
-        def entry(outcome, text, **extra):
-            return Entry(ex["id"], "sanitizer", name, s["points"], outcome, text, gpu=True,
-                         **extra)
-
         if not self.gpu:
-            return entry(NOT_GRADED, "not graded: " + self.no_gpu_why, reason=self.no_gpu_why)
+            return self.not_graded_entry(ex, None, self.no_gpu_why)
         if self.args.no_sanitizer:
-            return entry(NOT_GRADED, "not graded: the sanitizers were turned off "
-                                     "(--no-sanitizer)", reason="--no-sanitizer")
+            return self.entry(ex, None, NOT_GRADED, "not graded: the sanitizers were turned off "
+                              "(--no-sanitizer)", reason="--no-sanitizer")
         if not self.gpu_test_passed:
-            return entry("not_run", "not run: no GPU test of this exercise passed, so there is "
-                                    "nothing to check")
+            return self.entry(ex, None, "not_run", "not run: no GPU test of this exercise passed, "
+                              "so there is nothing to check")
         if not self.sanitizer:
-            return entry(NOT_GRADED, "not graded: compute-sanitizer was not found (it comes "
-                                     "with the CUDA toolkit)", reason="no compute-sanitizer")
+            return self.entry(ex, None, NOT_GRADED, "not graded: compute-sanitizer was not found "
+                              "(it comes with the CUDA toolkit)", reason="no compute-sanitizer")
         mode = self.choose_sanitizer_mode()
         if not mode:
-            return entry(NOT_GRADED, "not graded: compute-sanitizer does not run here:\n"
-                         + self.sanitizer_failure, reason="compute-sanitizer failed")
+            return self.entry(ex, None, NOT_GRADED, "not graded: compute-sanitizer does not run "
+                              "here:\n" + self.sanitizer_failure, reason="compute-sanitizer failed")
         items = self.sanitizer_items(ex)
         lines, ok, unsafe, seconds = [], True, False, 0.0
         tools = [t for t in (self.args.sanitizer_tools or ",".join(s["tools"])).split(",") if t]
@@ -628,9 +599,9 @@ class RunMixin:
         if unsafe:
             gates.append(("gpu_tests", "compute-sanitizer found memory errors or did not end "
                                        "cleanly (see '%s')" % name))
-        return entry("passed" if ok else "sanitizer_error",
-                     "the worker rerun under compute-sanitizer on %d problems:\n%s"
-                     % (len(items), "\n".join(lines)), seconds=seconds, sanitizer_mode=mode)
+        return self.entry(ex, None, "passed" if ok else "sanitizer_error",
+                          "the worker rerun under compute-sanitizer on %d problems:\n%s"
+                          % (len(items), "\n".join(lines)), seconds=seconds, sanitizer_mode=mode)
 
     # -- the GPU ----------------------------------------------------------------------------
 

@@ -1,25 +1,11 @@
 """Runs a submission's processes isolated, on bubblewrap (Python standard library only).
 
-A submission is hostile code. Every process built from it (its compile, its worker, a sanitizer
-run) goes through Sandbox.run, which, when the grader is root, runs it under bwrap:
-  - its own PID, IPC, UTS, mount and (but for the configure step) network namespaces, so its
-    processes, System V objects and POSIX queues die with the run and it sees none of the host's;
-  - a file system made of the system folders (/usr, /etc, /sys and the toolchain), read-only,
-    without the GPU math libraries; the folders of the stage that the run needs; fresh /tmp,
-    /var/tmp and /dev/shm; a /proc of its own namespace; /dev with only the usual nodes and the
-    GPU's. Nothing else of the machine exists for it: no course, no other copy of the course, no
-    submission folder, no results, no hidden tests;
-  - pid 1 is sandbox_init (sandbox_init.c): it starts the command, then kills and reaps every
-    process of the namespace, so nothing outlives the run and every process's CPU time is
-    counted; its rlimits (processes, file size, no core) and OOM score apply to the command;
-  - the command runs as the unprivileged sandbox user (setpriv), its groups cleared except those
-    that open the GPU's device files, with no capabilities and no new privileges.
-Output goes to files the grader opened, never to a pipe the grader reads to its end.
-
-As root without bwrap (or setpriv) Sandbox.create raises Unavailable: the grader refuses to grade
-rather than run hostile code half isolated. Not as root (a learner grading their own code) or with
---no-sandbox, nothing is isolated: the command runs as the caller in its own process group, which
-is killed when it ends. Sandbox.level and Sandbox.note say which applies.
+Every process built from a submission goes through Sandbox.run: under bwrap when the grader is
+root (what the run sees, and as whom: exercises/INSTRUCTORS.md, "The sandbox"), with
+sandbox_init.c as its pid 1. As root without bwrap Sandbox.create raises Unavailable: the grader
+refuses rather than run hostile code half isolated. Not as root, or with --no-sandbox, the command
+runs as the caller in its own process group, killed when it ends. Output goes to files the grader
+opened, never to a pipe the grader reads to its end.
 """
 
 import grp
@@ -35,6 +21,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from tools import Ran
 
 SANDBOX_USER = "transpose-sandbox"
 FALLBACK_ID = 64000  # uid and gid used when no user can be created
@@ -60,30 +48,6 @@ def no_sandbox_hint():
 
 class Unavailable(Exception):
     """The grader is root but cannot isolate: it refuses to grade (one line says why)."""
-
-
-class Ran:
-    """The outcome of one sandboxed command."""
-
-    def __init__(self, rc, signal_no, timed_out, seconds, cpu, exit_time, output):
-        self.rc = rc                  # exit code, or None when killed by a signal
-        self.signal_no = signal_no    # the signal that ended it, or None
-        self.timed_out = timed_out
-        self.seconds = seconds        # wall time of the command
-        self.cpu = cpu                # CPU seconds of every process it started
-        self.exit_time = exit_time    # time.monotonic() when the command ended
-        self.output = output          # its stdout and stderr (the log), as text
-        self.go_time = None           # time.monotonic() of the "go" (timed runs)
-        self.ready = False            # the command said "ready" (timed runs)
-        self.limit = None
-
-    def signal_name(self):
-        if self.signal_no:
-            try:
-                return signal.Signals(self.signal_no).name
-            except ValueError:
-                return "signal %d" % self.signal_no
-        return None
 
 
 def ensure_user(name=SANDBOX_USER):
@@ -118,9 +82,7 @@ LOCKS = "/run/transpose-grader"  # one lock file per sandbox user held by a grad
 
 def claim_user(base, lanes=64):
     """The first of base, base-1, base-2, ... that no other grading on this machine holds (a
-    lock file held for the rest of this process): RLIMIT_NPROC counts processes per user across
-    the machine, so each concurrent grading runs its submissions as a user of its own, and one
-    submission's processes cannot starve the grading beside it."""
+    lock file held for the rest of this process): RLIMIT_NPROC counts per user."""
     import fcntl
     folder = LOCKS if os.path.isdir("/run") else os.path.join(tempfile.gettempdir(),
                                                               "transpose-grader")
@@ -197,14 +159,26 @@ def read_owned(dir_path, name, limit, owners):
         os.close(fd)
 
 
+def find_tool(name):
+    """Where the tool @p name is: on PATH, else in the CUDA toolkit ($CUDA_HOME, $CUDA_PATH,
+    /usr/local/cuda, or beside nvcc); None if nowhere."""
+    found = shutil.which(name)
+    nvcc = shutil.which("nvcc")
+    homes = [os.environ.get("CUDA_HOME", ""), os.environ.get("CUDA_PATH", ""), "/usr/local/cuda",
+             str(Path(nvcc).resolve().parent.parent) if nvcc else ""]
+    for d in [] if found else [h for h in homes if h]:
+        if Path(d, "bin", name).is_file():
+            return str(Path(d, "bin", name))
+    return found
+
+
 def tool_roots():
     """Install prefixes of the tools a run uses that live outside SYSTEM (a CUDA toolkit in /opt,
     a CMake elsewhere): shown read-only too."""
     roots = set()
     for tool in ("nvcc", "compute-sanitizer", "cmake", "ninja", "c++", "setpriv"):
-        found = shutil.which(tool) or (tool in ("nvcc", "compute-sanitizer") and
-                                       "/usr/local/cuda/bin/" + tool)
-        if not found or not os.path.exists(found):
+        found = find_tool(tool)
+        if not found:
             continue
         prefix = Path(found).resolve().parent.parent
         if not any(str(prefix) == s or str(prefix).startswith(s + "/") for s in SYSTEM):
@@ -217,8 +191,8 @@ def _hidden_libraries():
     the NVIDIA wheels of Python installs."""
     files, dirs = [], []
     lib_dirs = set()
-    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    if os.path.exists(nvcc):
+    nvcc = find_tool("nvcc")
+    if nvcc:
         top = Path(nvcc).resolve().parent.parent
         lib_dirs |= {top / "lib64", top / "lib"} | set(top.glob("targets/*/lib"))
     lib_dirs |= {Path("/usr/lib/x86_64-linux-gnu"), Path("/usr/lib/aarch64-linux-gnu"),
@@ -338,14 +312,18 @@ class Sandbox:
             a.append("--unshare-net")
         for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"):  # for setpriv, then dropped
             a += ["--cap-add", cap]
-        # The folders above a root that lives outside the system folders (a toolkit or a CMake
-        # in /opt/...), made traversable before it is shown: bwrap makes them 0700 as root, and
-        # the sandbox user could not reach the tool.
         made = set()
-        for d in sorted({str(q) for r in self.roots for q in Path(r).parents if str(q) != "/"}):
-            if not any(d == r or d.startswith(r + "/") for r in self.roots):
-                a += ["--perms", "0755", "--dir", d]
-                made.add(d)
+
+        def traversable(paths):
+            """The folders above @p paths, made before they are shown and traversable: bwrap
+            makes them 0700 as root, and the sandbox user could not reach what is below."""
+            for d in sorted({str(q) for p in paths for q in Path(p).parents if str(q) != "/"} -
+                            made):
+                if not any(d == r or d.startswith(r + "/") for r in self.roots):
+                    a.extend(["--perms", "0755", "--dir", d])
+                    made.add(d)
+
+        traversable(self.roots)  # a toolkit or a CMake in /opt/...
         for d in self.roots:
             if os.path.islink(d):
                 a += ["--symlink", os.readlink(d), d]
@@ -358,13 +336,8 @@ class Sandbox:
             a += ["--size", str(size), "--perms", "1777", "--tmpfs", point]
         for f in [] if libraries else self.lib_files:
             a += ["--ro-bind", "/dev/null", f]
-        # The folders above what is shown, made traversable (bwrap makes them 0700 as root).
-        shown = [str(p) for p in list(ro) + list(rw)] + ["/run/grader/init"] + \
-            [self.mount_point(n, h) for n, (h, _) in (files or {}).items()]
-        above = {str(q) for p in shown for q in Path(p).parents if str(q) != "/"}
-        for d in sorted(above - made):
-            if not any(d == r or d.startswith(r + "/") for r in self.roots):
-                a += ["--perms", "0755", "--dir", d]
+        traversable([str(p) for p in list(ro) + list(rw)] + ["/run/grader/init"] +
+                    [self.mount_point(n, h) for n, (h, _) in (files or {}).items()])
         for d in ([] if libraries else self.lib_dirs) + [h for h in self.extra_hide
                                                          if os.path.isdir(h)]:
             a += ["--tmpfs", d]
@@ -438,7 +411,7 @@ class Sandbox:
                                 cwd=cwd_host, pass_fds=keep, start_new_session=True)
         for fd in close:
             os.close(fd)
-        timed_out, ready, go_time = False, False, None
+        timed_out, go_time = False, None
         # The sandbox's init enforces the limit (and counts the CPU time of a run it stops);
         # this is the backstop.
         deadline = start + timeout + (10 if self.level == BWRAP else 0)
@@ -454,7 +427,6 @@ class Sandbox:
                             break
                         buf += chunk
                 if buf.startswith(b"ready"):
-                    ready = True
                     line = handshake()
                     go_time = time.monotonic()
                     try:
@@ -510,7 +482,7 @@ class Sandbox:
             rc, sig = None, signal.SIGKILL
         ran = Ran(rc, sig, timed_out, exit_time - start, usage.ru_utime + usage.ru_stime,
                   exit_time, output)
-        ran.go_time, ran.ready, ran.limit = go_time, ready, timeout
+        ran.go_time, ran.limit = go_time, timeout
         return ran
 
 

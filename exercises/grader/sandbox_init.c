@@ -1,19 +1,12 @@
 /* The first process of every sandboxed run (bubblewrap's --as-pid-1), root in the run's own PID
- * namespace. It sets the run's limits, starts the command, waits for it, then kills and reaps
- * every other process of the namespace before it exits, also when the command's time is up. So
- * nothing outlives the command, and the CPU time of every process that ran, the detached ones and
- * those of a run that timed out included, reaches the grader through bwrap's exit. (bwrap's own
- * pid 1 leaves the reaping to the kernel, which does not count it.)
+ * namespace: sets the run's limits, starts the command, then kills and reaps every other process
+ * of the namespace, also when the command's time is up, so that the CPU time of every process
+ * reaches the grader through bwrap's exit (bwrap's own pid 1 leaves the reaping to the kernel,
+ * which does not count it). The limits and why: exercises/INSTRUCTORS.md, "The sandbox".
  *
  *   sandbox_init STATUS_FD SECONDS [DATA_MIB] -- COMMAND...
  *
- * DATA_MIB bounds each process's data (RLIMIT_DATA: its heap and private writable mappings; the
- * address space a CUDA context reserves is not counted), so one process cannot take the host's
- * memory; the whole run's total is bounded only where the grader runs in a memory cgroup
- * (INSTRUCTORS.md).
- *
- * Writes "exit N", "signal N" or "timeout" (the command's end) to STATUS_FD, which the command
- * never sees. The grader compiles this file itself (sandbox.py). */
+ * Writes "exit N", "signal N" or "timeout" to STATUS_FD, which the command never sees. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>

@@ -13,7 +13,6 @@ import shutil
 from pathlib import Path
 
 import sandbox
-from results import Entry
 from tools import head, run, tail
 
 GRADER_DIR = Path(__file__).resolve().parent
@@ -62,18 +61,18 @@ def write_if_changed(path, data):
     return True
 
 
-def course_files(manifest):
-    """{relative path: bytes} of the course files the stage needs."""
+def tree_files(root, tops, skip=()):
+    """{path relative to @p root: bytes} of the plain files of root/top for each of @p tops (a
+    folder or a file), but those under @p skip and Python's caches."""
     files = {}
-    skip = [Path(s) for s in manifest["stage"]["skip"]]
-    for top in manifest["stage"]["copy"]:
-        root = COURSE_DIR / top
-        paths = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+    skip = [Path(s) for s in skip]
+    for top in tops:
+        paths = [root / top] if (root / top).is_file() else (root / top).rglob("*")
         for p in paths:
-            rel = p.relative_to(COURSE_DIR)
-            if any(rel == s or s in rel.parents for s in skip) or "__pycache__" in rel.parts:
-                continue
-            files[rel] = p.read_bytes()
+            rel = p.relative_to(root)
+            if p.is_file() and not p.is_symlink() and "__pycache__" not in rel.parts and \
+                    not any(rel == s or s in rel.parents for s in skip):
+                files[rel] = p.read_bytes()
     return files
 
 
@@ -89,15 +88,6 @@ def sync_stage(course_root, wanted):
         elif p.is_dir() and not any(p.iterdir()):
             p.rmdir()
     return changed
-
-
-def sync_dir(src, dst, only=None):
-    """Makes dst hold exactly the plain files of src (of its subfolders @p only, if given)."""
-    roots = [src / o for o in only] if only else [src]
-    wanted = {p.relative_to(src): p.read_bytes() for r in roots for p in r.rglob("*")
-              if p.is_file() and not p.is_symlink() and "__pycache__" not in p.parts}
-    dst.mkdir(parents=True, exist_ok=True)
-    sync_stage(dst, wanted)
 
 
 def make_readable(root):
@@ -179,7 +169,7 @@ class StageMixin:
     def stage_submission(self, submission, exercises):
         """Copies the course and the submission's allowlisted files into the stage. Returns
         {exercise id: (present files {name: (source path, bytes)}, problems [text])}."""
-        wanted = course_files(self.m)
+        wanted = tree_files(COURSE_DIR, self.m["stage"]["copy"], self.m["stage"]["skip"])
         found = {}
         limit = self.m["max_file_bytes"]
         for ex in exercises:
@@ -200,7 +190,7 @@ class StageMixin:
                 wanted[Path("exercises", ex["id"], name)] = data
             found[ex["id"]] = (files, problems)
         sync_stage(self.course_root, wanted)
-        sync_dir(GRADER_DIR, self.grader_root, only=("worker", "judge"))
+        sync_stage(self.grader_root, tree_files(GRADER_DIR, ("worker", "judge")))
         make_readable(self.course_root)
         make_readable(self.grader_root)
         return found
@@ -228,7 +218,7 @@ class StageMixin:
         for a in self.args.cmake_arg or []:
             if a.startswith("-DCMAKE_CUDA_COMPILER="):
                 return a.split("=", 1)[1]
-        return shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+        return sandbox.find_tool("nvcc") or "nvcc"
 
     def configure(self):
         # The hidden tests are data the grader reads from the instructor's folder (hidden.py):
@@ -298,8 +288,9 @@ class StageMixin:
         def entry_name(t):
             return "%s | %s" % (title, t)
 
-        def zero_all(reason):
-            self.finish(ex, self.all_entries(ex, "not_run", reason), [])
+        def zero_all(reason):  # every entry, the sanitizer's too
+            every = ex["entries"] + ([None] if ex.get("sanitizer") else [])
+            self.finish(ex, [self.entry(ex, e, "not_run", reason) for e in every], [])
             return False
 
         # 1. files
@@ -331,38 +322,28 @@ class StageMixin:
         if ran.rc != 0 or ran.timed_out:
             return build_failed(ran, "compile error")
 
-        # 3. static checks
+        # 3. static checks, then the worker linked with the objects that passed them
         findings = self.static_checks(ex, files)
         check_titles = "; ".join(self.m["checks"][c]["title"] for c in ex["checks"])
+        seconds, output = ran.seconds, ran.output
+        if not findings:
+            linked = self.build_targets([ex["worker"]],
+                                        timeout=self.time_left(self.timeouts["build"]))
+            if linked.rc != 0 or linked.timed_out:
+                return build_failed(linked, "the grader's worker did not link with your code")
+            seconds, output = seconds + linked.seconds, output + linked.output
+        self.r.add(ex_id, "build", entry_name("build"), 0, True,
+                   "compiled (%.0f s)" % seconds, "passed", seconds=seconds,
+                   warnings=self.compiler_messages(output) if "warning" in output else "")
         if findings:
-            self.r.add(ex_id, "build", entry_name("build"), 0, True,
-                       "compiled (%.0f s)" % ran.seconds, "passed", seconds=ran.seconds)
             self.r.add(ex_id, "static", entry_name("static checks"), 0, False,
                        "%s\nThis exercise is not graded: 0 points. Its rules: %s."
                        % ("\n".join(findings), check_titles), "static_check_failed")
             return zero_all("not graded: the static checks failed (see '%s')"
                             % entry_name("static checks"))
-        linked = self.build_targets([ex["worker"]], timeout=self.time_left(self.timeouts["build"]))
-        if linked.rc != 0 or linked.timed_out:
-            return build_failed(linked, "the grader's worker did not link with your code")
-        seconds = ran.seconds + linked.seconds
-        output = ran.output + linked.output
-        self.r.add(ex_id, "build", entry_name("build"), 0, True,
-                   "compiled (%.0f s)" % seconds, "passed", seconds=seconds,
-                   warnings=self.compiler_messages(output) if "warning" in output else "")
         self.r.add(ex_id, "static", entry_name("static checks"), 0, True,
                    "passed: " + check_titles, "passed")
         return True
-
-    def all_entries(self, ex, outcome, reason):
-        """Every entry of an exercise (its sanitizer entry too) with one outcome and reason."""
-        out = [Entry(ex["id"], self.kind_tag(e), "%s | %s" % (ex["title"], e["title"]),
-                     e["points"], outcome, reason, gtest=e["name"], gpu=self.is_gpu(e))
-               for e in ex["entries"]]
-        if ex.get("sanitizer"):
-            out.append(Entry(ex["id"], "sanitizer", self.sanitizer_title(ex),
-                             ex["sanitizer"]["points"], outcome, reason, gpu=True))
-        return out
 
     def rel_sub(self, path):
         try:
@@ -379,18 +360,4 @@ class StageMixin:
         text = "\n".join(keep).replace(str(self.course_root) + "/", "")
         text = text.replace(str(self.build) + "/", "build/").replace(str(self.stage) + "/", "")
         return head(text)
-
-
-def find_sanitizer():
-    found = shutil.which("compute-sanitizer")
-    if found:
-        return found
-    for d in [os.environ.get("CUDA_HOME", ""), os.environ.get("CUDA_PATH", ""),
-              "/usr/local/cuda"]:
-        if d and Path(d, "bin", "compute-sanitizer").is_file():
-            return str(Path(d, "bin", "compute-sanitizer"))
-    nvcc = shutil.which("nvcc")
-    if nvcc and Path(nvcc).resolve().with_name("compute-sanitizer").is_file():
-        return str(Path(nvcc).resolve().with_name("compute-sanitizer"))
-    return None
 

@@ -1,17 +1,13 @@
-"""The timed runs (a part of grade.Grader; Python standard library only): what an exercise
-forbids, measured from outside, on the public size and on a random, unaligned one drawn at
-grading time, each against the course's own kernel doing the same in the same sandbox.
-
-A timed run chains REPS calls, each output masked before the next with a key sent only when the
-clock starts (judge/protocol.hpp), so every transpose must really happen, on whatever does it.
-From outside the grader measures its wall time (speed), the CPU time of every process it ran
-(work on the host) and, in place, the device memory in use (a second buffer)."""
+"""The timed runs (a part of grade.Grader; Python standard library only): chained, masked calls
+(judge/protocol.hpp) against the course's own kernel, on the public size and a random one, timed
+from outside; what they measure and decide: exercises/INSTRUCTORS.md, step 7 of "What happens to
+a submission"."""
 
 import json
 import secrets
 import time
 
-from results import NOT_GRADED, Entry
+from results import NOT_GRADED
 from runs import MIB, MemoryMonitor, Nvml
 from tools import tail
 
@@ -78,12 +74,9 @@ class TimedMixin:
 
     @staticmethod
     def timed_estimate(spec, pairs):
-        """What the rounds of one shape say: (ratio, steady, loop_ms, probe_ms). The time of a
-        run's start and end (its context, the copy back, the exit) is the same for both kernels
-        but is delayed by whatever else the machine does, and only ever delayed: so the best of
-        the rounds is the estimate, and it is trusted (steady) when the two best runs of each
-        kernel agree more closely than the distance from the limit could be crossed. A single
-        run never decides."""
+        """What the rounds of one shape say: (ratio, steady, loop_ms, probe_ms): the best of the
+        rounds, trusted (steady) when the two best runs of each kernel agree more closely than
+        the distance from the limit (why: INSTRUCTORS.md, step 7). A single run never decides."""
         done = [(b, s) for b, s in pairs if s["wall"] is not None and not s["ran"].timed_out]
         if not done:
             return None, len(pairs) > 0, None, None
@@ -105,9 +98,8 @@ class TimedMixin:
             why = self.no_gpu_why if not self.gpu else "the timed run was turned off (--no-speed)"
             return [self.not_graded_entry(ex, e, why) for e in timed]
         if not self.gpu_test_passed:
-            return [Entry(ex["id"], self.kind_tag(e), "%s | %s" % (ex["title"], e["title"]),
-                          e["points"], "not_run", "not run: no GPU test of this exercise passed",
-                          gtest=e["name"], gpu=True) for e in timed]
+            return [self.entry(ex, e, "not_run", "not run: no GPU test of this exercise passed")
+                    for e in timed]
         shapes = self.timed_shapes(spec, in_place)
         most = max(2, spec.get("max_rounds", 4))
         runs, busy = [], ""
@@ -194,33 +186,31 @@ class TimedMixin:
         subs = [sub for pairs in runs for _, sub in pairs]
         out = []
         for e in timed:
-            name = "%s | %s" % (ex["title"], e["title"])
-            common = dict(gtest=e["name"], gpu=True, seconds=sum(s["ran"].seconds for s in subs))
+            seconds = sum(s["ran"].seconds for s in subs)
             if e["kind"] == "speed":
                 bad = next((sub for sub in subs if not sub["verdict"].get("ok")), None)
                 if bad is not None:
                     v = bad["verdict"]
                     text, outcome = (v["message"], "failed") if not v.get("missing") else \
                         self.describe_stop(bad["ran"], bad["item"])
-                    out.append(Entry(ex["id"], "speed", name, e["points"], outcome,
-                                     text + "\n" + measured, **common))
+                    out.append(self.entry(ex, e, outcome, text + "\n" + measured,
+                                          seconds=seconds))
                     continue
                 if unsteady and not host:
                     # The machine disturbed the runs more than the verdict can bear: no point is
                     # lost for it, and a regrade on a quieter machine gives the verdict.
                     why = ("retry: the timed runs on %s varied more than the verdict can bear "
                            "(the machine was busy); grade this exercise again" % ", ".join(unsteady))
-                    out.append(Entry(ex["id"], "speed", name, e["points"], NOT_GRADED,
-                                     "not graded: %s\n%s" % (why, measured), reason=why,
-                                     **common))
+                    out.append(self.entry(ex, e, NOT_GRADED, "not graded: %s\n%s" % (
+                        why, measured), reason=why, seconds=seconds))
                     continue
                 fast = all(r is not None and r <= spec["max_ratio"] for r in ratios)
                 verdict = "passed" if fast and not host else "failed"
                 why = "" if verdict == "passed" else (
                     "\nThe work was done on the host." if host else
                     "\nAt most %g times the course's kernel passes." % spec["max_ratio"])
-                out.append(Entry(ex["id"], "speed", name, e["points"], verdict, measured + why,
-                                 ratio=ratios[0], **common))
+                out.append(self.entry(ex, e, verdict, measured + why, ratio=ratios[0],
+                                      seconds=seconds))
             elif None in extra or not extra:
                 out.append(self.not_graded_entry(ex, e, self.nvml_why or
                                                  "the timed run did not start"))
@@ -240,9 +230,8 @@ class TimedMixin:
                 if worst > slack:
                     gates.append(("exercise", "the in-place transpose used %.0f MiB of device "
                                               "memory beyond the matrix: a second buffer" % worst))
-                    out.append(Entry(ex["id"], "memory", name, e["points"], "failed",
-                                     text + "\nIn place means no second buffer.", **common))
+                    out.append(self.entry(ex, e, "failed", text + "\nIn place means no second "
+                                          "buffer.", seconds=seconds))
                 else:
-                    out.append(Entry(ex["id"], "memory", name, e["points"], "passed", text,
-                                     **common))
+                    out.append(self.entry(ex, e, "passed", text, seconds=seconds))
         return out

@@ -11,13 +11,26 @@ OUTPUT_LIMIT = 6000  # characters of output kept in one entry
 
 
 class Ran:
-    """The outcome of one trusted command: exit status, combined output, and why it stopped."""
+    """The outcome of one command (run() here, or sandbox.Sandbox.run)."""
 
-    def __init__(self, rc, output, seconds, timed_out):
-        self.rc = rc
-        self.output = output
-        self.seconds = seconds
+    def __init__(self, rc, signal_no, timed_out, seconds, cpu, exit_time, output):
+        self.rc = rc                  # exit code, or None when killed by a signal
+        self.signal_no = signal_no    # the signal that ended it, or None
         self.timed_out = timed_out
+        self.seconds = seconds        # wall time of the command
+        self.cpu = cpu                # CPU seconds of every process it started (sandboxed runs)
+        self.exit_time = exit_time    # time.monotonic() when the command ended
+        self.output = output          # its stdout and stderr (the log), as text
+        self.go_time = None           # time.monotonic() of the "go" (timed runs)
+        self.limit = None
+
+    def signal_name(self):
+        if self.signal_no:
+            try:
+                return signal.Signals(self.signal_no).name
+            except ValueError:
+                return "signal %d" % self.signal_no
+        return None
 
 
 def run(cmd, cwd=None, timeout=None, env=None, limit=1 << 20):
@@ -38,7 +51,7 @@ def run(cmd, cwd=None, timeout=None, env=None, limit=1 << 20):
         size = out.seek(0, os.SEEK_END)
         out.seek(max(0, size - limit))
         text = out.read().decode("utf-8", errors="replace")
-    return Ran(proc.returncode, text, time.monotonic() - start, timed_out)
+    return Ran(proc.returncode, None, timed_out, time.monotonic() - start, 0.0, None, text)
 
 
 _UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ufffe\uffff\ud800-\udfff]")

@@ -62,9 +62,15 @@ inline Verdict refused(std::int64_t status, const std::string& call, const char*
                        "; expected cudaErrorInvalidValue, returned before any launch");
 }
 
-inline std::string shape_call(const char* fn, std::int64_t rows, std::int64_t cols) {
-  return std::string(fn) + "(rows = " + std::to_string(rows) + ", cols = " +
-         std::to_string(cols) + ")";
+inline std::string shape_call(const std::string& fn, std::int64_t rows, std::int64_t cols) {
+  return fn + "(rows = " + std::to_string(rows) + ", cols = " + std::to_string(cols) + ")";
+}
+
+/// The launcher of exercise @p exercise, as the learner calls it.
+inline std::string launcher_of(int exercise) {
+  return exercise == 1 ? "ex01::transpose"
+         : exercise == 2 ? "ex02::transpose"
+                         : "ex03::transpose_inplace";
 }
 
 // ---- exercise 2's swizzle: the bank model on the 32 x 32 values ----
@@ -121,23 +127,16 @@ inline Verdict swizzle_check(const std::string& name, const Functions& f) {
 
 /// Exercises 1 and 2 (the out-of-place tiled transpose). @p empty: the empty shapes the course's
 /// test of that exercise tries.
-inline Verdict tile_check(const std::string& name, const Functions& f, const char* launcher,
-                          const std::vector<course::Shape>& empty, bool* known) {
+inline Verdict tile_check(const std::string& name, const Functions& f,
+                          const std::string& launcher, const std::vector<course::Shape>& empty,
+                          bool* known) {
   *known = true;
-  if (name == "refuses_empty") {
-    const Verdict accepts = checks::accepts_a_real_shape(f.blocks_for);
-    if (!accepts.ok) return accepts;
-    for (const course::Shape& s : empty) {
-      const Verdict v = refused(f.launch(s.rows, s.cols), shape_call(launcher, s.rows, s.cols),
-                                "transpose");
-      if (!v.ok) return v;
-    }
-    return Verdict::pass();
-  }
-  if (name == "refuses_past_grid_limit") {
-    const Verdict v = checks::refuses_past_grid_limit(f.blocks_for);
+  if (name == "refuses_empty" || name == "refuses_past_grid_limit") {  // blocks_for, the launcher
+    const bool too_big = name == "refuses_past_grid_limit";
+    const Verdict v = too_big ? checks::refuses_past_grid_limit(f.blocks_for)
+                              : checks::accepts_a_real_shape(f.blocks_for);
     if (!v.ok) return v;
-    for (const course::Shape& s : checks::limit_shapes()) {
+    for (const course::Shape& s : too_big ? checks::limit_shapes() : empty) {
       const Verdict r = refused(f.launch(s.rows, s.cols), shape_call(launcher, s.rows, s.cols),
                                 "transpose");
       if (!r.ok) return r;
@@ -176,24 +175,15 @@ inline Verdict tile_check(const std::string& name, const Functions& f, const cha
 /// Exercise 3 (in place, by pairs of tiles).
 inline Verdict square_check(const std::string& name, const Functions& f, bool* known) {
   *known = true;
-  const char* launcher = "ex03::transpose_inplace";
-  auto call = [launcher](std::int64_t n) {
-    return std::string(launcher) + "(n = " + std::to_string(n) + ")";
-  };
-  if (name == "refuses_empty") {
-    const Verdict accepts = checks::square_accepts_a_real_size(f.blocks_for_square);
-    if (!accepts.ok) return accepts;
-    for (std::int64_t n : {std::int64_t{0}, std::int64_t{-3}}) {
-      const Verdict v = refused(f.launch_square(n), call(n), "transpose_inplace");
-      if (!v.ok) return v;
-    }
-    return Verdict::pass();
-  }
-  if (name == "refuses_past_grid_limit") {
-    const Verdict v = checks::square_refuses_past_grid_limit(f.blocks_for_square);
+  if (name == "refuses_empty" || name == "refuses_past_grid_limit") {  // as tile_check's
+    const bool too_big = name == "refuses_past_grid_limit";
+    const Verdict v = too_big ? checks::square_refuses_past_grid_limit(f.blocks_for_square)
+                              : checks::square_accepts_a_real_size(f.blocks_for_square);
     if (!v.ok) return v;
-    for (std::int64_t n : checks::limit_square_sizes()) {
-      const Verdict r = refused(f.launch_square(n), call(n), "transpose_inplace");
+    static const std::vector<std::int64_t> empty{0, -3};
+    for (std::int64_t n : too_big ? checks::limit_square_sizes() : empty) {
+      const Verdict r = refused(f.launch_square(n), launcher_of(3) + "(n = " + std::to_string(n) +
+                                ")", "transpose_inplace");
       if (!r.ok) return r;
     }
     return Verdict::pass();
@@ -213,8 +203,8 @@ inline Verdict square_check(const std::string& name, const Functions& f, bool* k
 /// Runs check @p name of exercise @p exercise (1, 2 or 3) on @p f.
 inline Verdict run_check(int exercise, const std::string& name, const Functions& f, bool* known) {
   switch (exercise) {
-    case 1: return tile_check(name, f, "ex01::transpose", {{0, 5}, {5, 0}, {-1, 7}}, known);
-    case 2: return tile_check(name, f, "ex02::transpose", {{0, 5}, {5, 0}}, known);
+    case 1: return tile_check(name, f, launcher_of(1), {{0, 5}, {5, 0}, {-1, 7}}, known);
+    case 2: return tile_check(name, f, launcher_of(2), {{0, 5}, {5, 0}}, known);
     case 3: return square_check(name, f, known);
     default: *known = false; return Verdict::fail("unknown exercise");
   }

@@ -1,8 +1,6 @@
-// The grader's judge: reads what a worker wrote while it ran a plan on the submission's code
-// (output matrices, return codes, recorded answers) and decides, item by item, whether each is
-// right. Built by the grader from the course's own sources only (never from a submission's), and
-// run after every process of the submission is gone, so nothing the submission can write is
-// taken as a verdict: it is only data to check.
+// The grader's judge: decides, item by item, whether what a worker wrote for a plan is right
+// (judge/protocol.hpp: who writes what, and why only the judge decides). The grader builds it
+// from the course's own sources and runs it after every process of the submission is gone.
 //
 //   judge verify --exercise N --plan PLAN --data DATA [--key HEX] [--samples S] [--seed S]
 //       one JSON object per plan item on stdout: {"item", "ok", "message", ...}
@@ -26,15 +24,9 @@
 
 namespace {
 
+using grader::Item;
+using grader::launcher_of;
 using grader::Verdict;
-
-struct Item {
-  std::string kind;  // transpose, inplace, check, swizzle, speed, devices
-  std::int64_t rows = 0, cols = 0, reps = 0;
-  std::uint64_t seed = 0;
-  std::string name;  // of a check
-  std::string line;
-};
 
 struct Record {
   std::string tag;
@@ -99,20 +91,8 @@ bool parse_plan(const std::string& path, std::vector<Item>* items, std::string* 
       }
       continue;
     }
-    std::istringstream in(line);
     Item it;
-    it.line = line;
-    in >> it.kind;
-    if (it.kind == "transpose") {
-      in >> it.rows >> it.cols >> it.seed;
-    } else if (it.kind == "inplace") {
-      in >> it.rows >> it.seed;
-      it.cols = it.rows;
-    } else if (it.kind == "check") {
-      in >> it.name;
-    } else if (it.kind == "speed") {
-      in >> it.rows >> it.cols >> it.seed >> it.reps;
-    } else if (it.kind != "swizzle" && it.kind != "devices") {
+    if (!grader::parse_item(line, &it)) {
       *why = "unknown plan item: " + line;
       std::fclose(f);
       return false;
@@ -178,12 +158,6 @@ const Record* find(const std::vector<Record>& recs, const std::string& tag) {
   for (const Record& r : recs)
     if (r.tag == tag) return &r;
   return nullptr;
-}
-
-std::string launcher_of(int exercise) {
-  return exercise == 1 ? "ex01::transpose"
-         : exercise == 2 ? "ex02::transpose"
-                         : "ex03::transpose_inplace";
 }
 
 std::string not_implemented(int exercise, const std::string& function) {

@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <sstream>
 #include <string>
 
 #ifdef __CUDACC__
@@ -45,6 +46,35 @@ constexpr int kCudaErrorNotYetImplemented = 31;
 
 /// The largest record the judge accepts (a 16384 x 16384 float matrix is 1 GiB).
 constexpr std::uint64_t kMaxRecordBytes = std::uint64_t{3} << 30;
+
+/// One item of a plan, as the worker and the judge read it.
+struct Item {
+  std::string kind;  // transpose, inplace, check, swizzle, speed, devices
+  std::int64_t rows = 0, cols = 0, reps = 0;
+  std::uint64_t seed = 0;
+  std::string name;  // of a check
+  std::string line;
+};
+
+/// Reads one line of a plan into @p it; false for an unknown kind.
+inline bool parse_item(const std::string& line, Item* it) {
+  std::istringstream in(line);
+  it->line = line;
+  in >> it->kind;
+  if (it->kind == "transpose") {
+    in >> it->rows >> it->cols >> it->seed;
+  } else if (it->kind == "inplace") {
+    in >> it->rows >> it->seed;
+    it->cols = it->rows;
+  } else if (it->kind == "check") {
+    in >> it->name;
+  } else if (it->kind == "speed") {
+    in >> it->rows >> it->cols >> it->seed >> it->reps;
+  } else {
+    return it->kind == "swizzle" || it->kind == "devices";
+  }
+  return true;
+}
 
 // ---------------------------------------------------------------------------------------------
 // The timed run: after call k the worker XORs every 32-bit word of the output with a mask that

@@ -1,15 +1,11 @@
 // The grader's worker: runs a plan (judge/protocol.hpp) through one exercise's functions and
-// writes what they produce, never a verdict: output matrices, return codes, the answers of the
-// index functions. The grader builds it (worker_targets.cmake) from this file and the
-// submission's objects, runs it as an unprivileged user in a sandbox, and hands its data to the
-// judge once every process of the sandbox is gone. Built with GRADER_PROBE instead of a
-// submission, it runs the course's own kernels: the yardstick of the timed runs.
+// writes only data for the judge. Built (worker_targets.cmake) with a submission's objects, or
+// with GRADER_PROBE and the course's own kernels: the yardstick of the timed runs.
 //
 //   worker PLAN DATA [READY_FD]
 // The plan and the data channel are files, named the same way in every run (a run under
 // compute-sanitizer included). Timed runs: the worker writes "ready" on READY_FD and reads the
-// grader's "go" line on stdin. stdout and stderr go to a log. Exit codes: 0 done, 2 bad
-// arguments, 3 a CUDA error ended the run.
+// grader's "go" line on stdin. Exit codes: 0 done, 2 bad arguments, 3 a CUDA error ended the run.
 #include <cuda_runtime.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -147,8 +143,12 @@ void record_text(long item, const char* tag, const std::string& text) {
 
 void done(long item) { record(item, "done", nullptr, 0); }
 
-std::string status_text(cudaError_t s) {
-  return std::to_string(static_cast<int>(s)) + " " + cudaGetErrorName(s);
+/// Records a launcher's return code other than cudaSuccess (the judge names it); true if so.
+bool launch_refused(long item, cudaError_t s) {
+  if (s == cudaSuccess) return false;
+  cudaGetLastError();
+  record_text(item, "status", std::to_string(static_cast<int>(s)) + " " + cudaGetErrorName(s));
+  return true;
 }
 
 /// After a launch: waits for the device; a CUDA error here ends the run (the context is lost).
@@ -188,11 +188,7 @@ void run_matrix(long item, std::int64_t rows, std::int64_t cols, std::uint64_t s
 #if !defined(GRADER_PROBE)
   record_text(item, "launches", grader_watch::stop());
 #endif
-  if (s != cudaSuccess) {
-    cudaGetLastError();
-    record_text(item, "status", status_text(s));
-    return;
-  }
+  if (launch_refused(item, s)) return;
   finish_launch(item, std::to_string(rows) + " x " + std::to_string(cols));
   std::vector<std::uint8_t> out(region.bytes());
   CUDA_CHECK(cudaMemcpy(out.data(), region.get(), out.size(), cudaMemcpyDeviceToHost));
@@ -363,12 +359,7 @@ void run_speed(long item, std::int64_t rows, std::int64_t cols, std::uint64_t se
   float* dst = kInPlace ? src : b.as<float>();
   std::int64_t r = rows, c = cols;
   for (std::int64_t k = 0; k < reps; ++k) {
-    const cudaError_t s = kInPlace ? launch_inplace(dst, r) : launch(src, dst, r, c);
-    if (s != cudaSuccess) {
-      cudaGetLastError();
-      record_text(item, "status", status_text(s));
-      return;
-    }
+    if (launch_refused(item, kInPlace ? launch_inplace(dst, r) : launch(src, dst, r, c))) return;
     mask_words<<<1024, 256>>>(reinterpret_cast<std::uint32_t*>(dst), n,
                               grader::step_key(key, static_cast<std::uint32_t>(k)));
     if (!kInPlace) {
@@ -427,41 +418,27 @@ int main(int argc, char** argv) {
   if (line != "plan 1") return 2;
   long item = 0;
   for (; std::getline(lines, line); ++item) {
-    std::istringstream in(line);
-    std::string kind;
-    in >> kind;
+    grader::Item it;
+    const bool known = grader::parse_item(line, &it);
     try {
-      if (kind == "check") {
-        std::string name;
-        in >> name;
-        run_check(item, name);
-      } else if (kind == "swizzle") {
+      if (!known) {
+        record_text(item, "error", "unknown plan item: " + line);
+      } else if (it.kind == "check") {
+        run_check(item, it.name);
+      } else if (it.kind == "swizzle") {
         run_swizzle(item, gpu);
       } else if (!gpu) {
         record_text(item, "nodev", "no CUDA device: " + why);
-      } else if (kind == "transpose" || kind == "inplace") {
-        std::int64_t rows = 0, cols = 0;
-        std::uint64_t seed = 0;
-        if (kind == "transpose") {
-          in >> rows >> cols >> seed;
-        } else {
-          in >> rows >> seed;
-          cols = rows;
-        }
-        run_matrix(item, rows, cols, seed, kind == "inplace");
-      } else if (kind == "speed") {
-        std::int64_t rows = 0, cols = 0, reps = 0;
-        std::uint64_t seed = 0;
-        in >> rows >> cols >> seed >> reps;
-        run_speed(item, rows, cols, seed, reps);
-      } else if (kind == "devices") {
+      } else if (it.kind == "transpose" || it.kind == "inplace") {
+        run_matrix(item, it.rows, it.cols, it.seed, it.kind == "inplace");
+      } else if (it.kind == "speed") {
+        run_speed(item, it.rows, it.cols, it.seed, it.reps);
+      } else {  // devices
         cudaDeviceProp prop{};
         CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
         record_text(item, "devices", std::string(prop.name) + ", compute capability " +
                                          std::to_string(prop.major) + "." +
                                          std::to_string(prop.minor));
-      } else {
-        record_text(item, "error", "unknown plan item: " + line);
       }
     } catch (const std::exception& e) {
       record_text(item, "error", e.what());
