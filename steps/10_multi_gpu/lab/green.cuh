@@ -1,7 +1,7 @@
 // Step 10's lab: a stream whose kernels run on only some of the GPU's SMs (a green context,
 // the driver API of CUDA 12.5), for the direct placement's packs. The packs read and write the
 // GPU's memory at up to 4 TB/s while the copy engines move the pieces over NVLink. Measured on
-// 2 x H200: a copy kernel on every SM slows the link copies beside it from 389 to 357 GB/s
+// 2 x H200: a copy kernel on every SM slows the link copies beside it from 385 to 350 GB/s
 // each way, one held to fewer SMs (3 TB/s and under) does not. Prediction: on fewer SMs the
 // packs leave the links their pace. The runs (LAB.md) say no: on 48 SMs the direct placement
 // gains 1%, on 32 and 24 the packs become the limit. The driver's functions are looked up at
