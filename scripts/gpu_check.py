@@ -364,9 +364,9 @@ def fmt_plan(result, parts, gpus):
         where = ",".join(str(i) for i in on) if on else ("-" if by[name].need(len(gpus)) else
                                                           "host")
         if status.startswith("skipped"):
-            lines.append(f"  {name:24} {status}")
+            lines.append(f"  {name:26} {status}")
         else:
-            lines.append(f"  {name:24} GPU {where:8} {t0:5.0f} -> {t1:5.0f} s  {by[name].what}")
+            lines.append(f"  {name:26} GPU {where:8} {t0:5.0f} -> {t1:5.0f} s  {by[name].what}")
     return lines
 
 
@@ -374,7 +374,7 @@ def summarize(result, parts, gpus, out, elapsed, make_args):
     rows, lines = [], []
     device = gpus[0][1] if gpus else "no GPU"
     lines.append(f"gpu-check: {len(gpus)} x {device}, {elapsed:.0f} s")
-    lines.append(f"{'part':24} {'status':34} {'s':>5}  {'GPUs':8} key numbers")
+    lines.append(f"{'part':26} {'status':34} {'s':>5}  {'GPUs':8} key numbers")
     failed = skipped = 0
     for p in parts:
         status, t0, t1, on = result.get(p.name, ("not run", 0, 0, []))
@@ -385,7 +385,7 @@ def summarize(result, parts, gpus, out, elapsed, make_args):
             numbers = f"run it alone: make gpu-check PARTS={p.name}"
         elif status != "passed":
             failed += 1
-        lines.append(f"{p.name:24} {status[:34]:34} {t1 - t0:5.0f}  {where:8} {numbers}")
+        lines.append(f"{p.name:26} {status[:34]:34} {t1 - t0:5.0f}  {where:8} {numbers}")
         rows.append({"part": p.name, "status": status, "seconds": round(t1 - t0, 1),
                      "gpus": [gpus[i][0] for i in on], "numbers": numbers, "what": p.what})
     ran = len(parts) - skipped

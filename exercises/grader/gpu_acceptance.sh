@@ -27,7 +27,7 @@ summary="$out/summary.txt"
 say() { echo "$*" | tee -a "$summary"; }
 failed=0
 # A rough time per part on a 16-core machine, to skip what would not fit.
-declare -A need=([alone]=480 [other]=480 [same]=120 [class1]=300 [classall]=180)
+declare -A need=([alone]=480 [other]=480 [same]=120 [class1]=420 [classall]=330)
 
 mapfile -t uuids < <(nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null)
 say "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1), ${#uuids[@]} GPUs, $(nproc) cores"
@@ -85,7 +85,7 @@ class_run() {  # class_run NAME GPUS
   python3 exercises/grader/grade_class.py --submissions "$root/submissions" --out "$root/out-$1" \
     --stage-root "$root/lanes" --gpus "$2" --timeout 300 --build-arch 90 \
     --grade-arg=--exercises=03_inplace --grade-arg=--no-sanitizer "${grade_args[@]}" \
-    > "build-grade/$1.log" 2>&1
+    > "$out/$1.log" 2>&1  # in OUT, so that a run stopped at its limit shows how far it got
   rc=$?
   secs=$(( $(date +%s) - t0 ))
   cp "$root/out-$1/gradebook.csv" "$out/gradebook-$1.csv" 2>/dev/null
