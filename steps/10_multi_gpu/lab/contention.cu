@@ -2,7 +2,9 @@
 // other? GPUs 0 and 1 copy 256 MiB to each other at once, as 2D copies of 4 KB rows 128 KB
 // apart (the direct placement's pieces at 32768 x 32768 on 2 GPUs), alone and beside a copy
 // kernel on each GPU that reads and writes 2 GiB: on every SM at full occupancy, or on one block
-// per SM. LAB.md ("Why the direct placement trails the link copy") reads the table.
+// per SM. LAB.md ("What slows the direct placement") reads the table. On 2 x H200, medians of
+// 3 runs (min-max), GB/s each way: alone 385 (384-386); beside the kernel on every SM 350
+// (346-353, the kernel alone 3.92-3.95 TB/s); beside one block per SM 382 (381-384).
 //
 //   make step10-contention && ./step10-contention
 #include <cuda_runtime.h>
