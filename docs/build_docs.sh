@@ -1,11 +1,8 @@
 #!/bin/sh
 # Builds the Doxygen site and checks it (`make docs`, and the test docs_build):
 #   sh docs/build_docs.sh DOXYFILE HTML_DIR
-# 1. doxygen DOXYFILE: a warning fails it (WARN_AS_ERROR); docs/md_filter.py rewrites the pages;
-# 2. docs/site.py HTML_DIR: the browsable copies of the files the pages link, then every link
-#    and the text of every page checked as HTML; a finding fails it;
-# 3. docs/check_browser.py HTML_DIR: the course's pages rendered in headless Chromium; a finding
-#    fails it. Without Chromium it says so in one line, and the site is still built.
+# doxygen (a warning fails it: WARN_AS_ERROR), then site.py and check_browser.py, whose
+# docstrings say what each writes and checks; a finding of either fails it.
 # Exit 77, which CTest reports as a skip, where doxygen or python3 is not installed.
 for tool in doxygen python3; do
   if ! command -v $tool >/dev/null 2>&1; then

@@ -33,10 +33,8 @@ and an option written in prose, --rows, is put in a code span, so that its -- is
 A folded block, <details><summary>Hint 1</summary> ... </details>, is passed to the HTML as it is
 (\\htmlonly[block]): Doxygen reads <details> as a paragraph of its own, which a blank line ends,
 and writes the summary and the text as two empty toggles. Code blocks and `code spans` are not
-touched, and no line is added or removed
-(doxygen's warnings keep their line numbers): a link whose text runs over a line break is put
-on one line (the break moves after it), and the comments of a line (a num marker's tags) are
-dropped, keeping the value between them.
+touched, and no line is added or removed (doxygen's warnings keep their line numbers); a link
+whose text runs over a line break and a line's comments are mended too (BROKEN_TEXT below).
 """
 
 import functools
@@ -174,9 +172,8 @@ def quote_safe_spans(text):
 
 
 def rewrite_links(text, page_dir, own_label):
-    """@p text (outside code blocks) with every link target rewritten, every link on one line
-    and the comments of a line dropped, bold around code as <b>, options in code spans; code
-    spans untouched but for a closing quote."""
+    """@p text (outside code blocks) rewritten as the module's docstring says; code spans
+    untouched but for a closing quote."""
     parts = split_code(text)
     for i in range(0, len(parts), 2):  # the even parts are outside code spans
         parts[i] = LINK.sub(lambda m: "%s](%s%s)" % (

@@ -41,8 +41,9 @@ def main(argv=None):
                         help="exit with this code (a test's 'skipped') when matplotlib is missing")
     args = parser.parse_args(argv)
     root = args.root.resolve()
-    figures_dir = args.figures_dir or root / "plots" / "figures"
+    # Links always point at the committed figures, wherever --figures-dir sends this run's PNGs.
     committed = root / "plots" / "figures"
+    figures_dir = args.figures_dir or committed
     try:
         data = Data(root / "plots" / "data", Course(root))
     except FactsError as e:
@@ -67,7 +68,7 @@ def main(argv=None):
             return args.skip_code
         failed = drawn is None or drawn or failed  # without matplotlib the tables still update
     if not args.no_markdown:
-        failed = check_markdown(root, args.check, data, figures) or failed
+        failed = check_markdown(root, committed, args.check, data, figures) or failed
     return 1 if failed else 0
 
 
@@ -112,11 +113,9 @@ def check_figures(figures, folder):
     return failed
 
 
-def check_markdown(root, check, data, figures):
+def check_markdown(root, committed, check, data, figures):
     """Rewrites (or, with check, compares) every Markdown file; reports what is wrong as
-    file:line: reason; checks that every committed PNG is linked. True if anything failed."""
-    # Links always point at the committed figures, wherever --figures-dir sent this run's PNGs.
-    committed = root / "plots" / "figures"
+    file:line: reason; checks that every PNG of `committed` is linked. True if anything failed."""
     failed, lint_counts, texts = False, {}, {}
     for md in marker_pages(root):
         old = md.read_text()

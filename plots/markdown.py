@@ -1,8 +1,7 @@
 """The course's one Markdown reader: which files are pages, and what a page holds (fenced code,
 code spans, comments, links, headings, tables, words) and its markers (plots/README.md,
-"Markers"), found, rendered and linted. Standard library only. Its readers: plots/make_plots.py
-(the markers and the lint, through rewrite(); which renderer makes a block or a number is the
-caller's), scripts/check_pages.py, scripts/page_commands.py and docs/md_filter.py.
+"Markers"), found, rendered and linted; which renderer makes a block or a number is the
+caller's. Standard library only; who reads pages with it: plots/README.md, "The code".
 """
 
 import re

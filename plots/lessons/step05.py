@@ -5,9 +5,6 @@ with the copy ceiling, step 04 and step 01's best naive kernel for scale.
 from plotting import error_bars, save, step_color, subplots
 from rows import best, select
 
-SHAPE_STYLES = ["o", "s"]
-
-
 # Step 05's kernels by id, and the tile rows each thread moves (32 / BLOCK_ROWS).
 ROWS_PER_THREAD = {"block-32x32": 1, "block-32x16": 2, "block-32x8": 4, "block-32x4": 8}
 
