@@ -356,8 +356,8 @@ def main(argv=None):
                    "--build-arch", args.build_arch]
             if hidden:
                 cmd += ["--hidden", hidden]
-            if device is None and not no_gpu:
-                cmd.append("--no-gpu")
+            if device is None and "--no-gpu" not in args.grade_arg:
+                cmd.append("--no-gpu")  # a CPU lane: grade.py would otherwise find the GPUs
             cmd += args.grade_arg
             start = time.monotonic()
             status, why = run_grader(cmd, timeout, env, dest / "grade.log")

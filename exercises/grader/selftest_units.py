@@ -373,6 +373,9 @@ if opt("--parent-pid"):
 out = opt("--out")
 with open(os.path.join(os.path.dirname(out), "..", "graded.log"), "a") as f:
     f.write(os.path.basename(out) + "\n")
+if "--no-gpu" not in a:  # graded with the GPUs visible: listed for the --gpus none check
+    with open(os.path.join(os.path.dirname(out), "..", "gpu.log"), "a") as f:
+        f.write(os.path.basename(out) + "\n")
 src = os.path.join(opt("--submission"), "01_rectangular", "rectangular.cu")
 if os.path.isfile(src) and "sleep" in open(src).read():
     open(os.path.join(out, "pid"), "w").write(str(os.getpid()))
@@ -426,6 +429,11 @@ def class_command_checks():
             student(name, text)
         r = run_class()
         rows, done = book(), graded()
+        gpu_log = res / "gpu.log"
+        out.append(("class command: --gpus none grades with --no-gpu, so that no CPU lane uses "
+                    "the machine's GPUs beside the others",
+                    not gpu_log.is_file(), "graded with the GPUs visible: %s" % (
+                        gpu_log.read_text().split() if gpu_log.is_file() else [])))
         out.append(("class command: a cell that begins with = + - @ is written as text",
                     set(rows) == {"'=1+2", "'@cmd", "alice", "bob", "carol"},
                     "rows %s, %s" % (sorted(rows), r.stderr[-300:])))
