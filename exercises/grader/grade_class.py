@@ -28,6 +28,7 @@ sys.path.insert(0, str(GRADER_DIR))
 sys.dont_write_bytecode = True
 from grade import load_manifest  # noqa: E402
 from stage import COURSE_DIR, find_submission_file  # noqa: E402
+from tools import run, stop_all  # noqa: E402
 
 # Flags of a report: the entry outcomes and gate texts an instructor looks at first.
 FLAG_OUTCOMES = {"grader_error": "grader error", "grader_refused": "grader refused",
@@ -76,59 +77,23 @@ def content_hash(folder, manifest, hidden=""):
 def gpus():
     """[UUID] of the machine's GPUs, from nvidia-smi (empty without one)."""
     tool = shutil.which("nvidia-smi")
-    if not tool:
-        return []
-    try:
-        r = subprocess.run([tool, "--query-gpu=uuid", "--format=csv,noheader"],
-                           capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return [l.strip() for l in r.stdout.splitlines() if l.strip().startswith(("GPU-", "MIG-"))]
-
-
-# The gradings running now: ended with the class command, however it ends (stop_gradings).
-RUNNING = set()
-RUNNING_LOCK = threading.Lock()
-
-
-def stop_gradings():
-    """Kills every running grading's process group; a grading's sandboxes go with it (grade.py
-    dies with its parent, bwrap with grade.py). Returns how many were running."""
-    with RUNNING_LOCK:
-        procs = list(RUNNING)
-    for proc in procs:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-    return len(procs)
+    listed = run([tool, "--query-gpu=uuid", "--format=csv,noheader"], timeout=60) if tool else None
+    return [l.strip() for l in (listed.output if listed else "").splitlines()
+            if l.strip().startswith(("GPU-", "MIG-"))]
 
 
 def run_grader(cmd, timeout, env, log):
     """Runs one grading (its own process group, killed whole at its time limit, or when the class
     command is stopped): (status, why) with status "graded", "timeout" or "failed"."""
-    with open(log, "wb") as out:
-        # --parent-pid: grade.py asks the kernel to kill it when this process ends, even by
-        # SIGKILL, where no handler of ours runs.
-        proc = subprocess.Popen(cmd + ["--parent-pid", str(os.getpid())], stdout=out,
-                                stderr=subprocess.STDOUT, env=env, start_new_session=True)
-        with RUNNING_LOCK:
-            RUNNING.add(proc)
-        try:
-            rc = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            proc.wait()
-            return "timeout", "the grading took more than %g s and was stopped" % timeout
-        finally:
-            with RUNNING_LOCK:
-                RUNNING.discard(proc)
-    if rc != 0:
-        text = Path(log).read_bytes()[-600:].decode(errors="replace").strip()
-        return "failed", "grade.py exited with %d: %s" % (rc, " ".join(text.split())[-300:])
+    # --parent-pid: grade.py asks the kernel to kill it when this process ends, even by
+    # SIGKILL, where no handler of ours runs.
+    ran = run(cmd + ["--parent-pid", str(os.getpid())], timeout=timeout, env=env, limit=600,
+              log=log)
+    if ran.timed_out:
+        return "timeout", "the grading took more than %g s and was stopped" % timeout
+    if ran.rc != 0:
+        return "failed", "grade.py exited with %d: %s" % (ran.rc,
+                                                          " ".join(ran.output.split())[-300:])
     return "graded", ""
 
 
@@ -392,7 +357,7 @@ def main(argv=None):
                 work.get_nowait()
             except queue.Empty:
                 break
-        ended = stop_gradings()
+        ended = stop_all()
         progress.close()
         print("grade-class: stopped; %d running gradings ended, the reports written so far are "
               "kept in %s" % (ended, out), file=sys.stderr)
