@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tools import Ran
+from tools import Ran, run
 
 SANDBOX_USER = "transpose-sandbox"
 FALLBACK_ID = 64000  # uid and gid used when no user can be created
@@ -64,9 +64,8 @@ def ensure_user(name=SANDBOX_USER):
     if name.isdigit():
         return int(name), int(name), ""
     if shutil.which("useradd"):
-        subprocess.run([shutil.which("useradd"), "--system", "--user-group", "--no-create-home",
-                        "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", name],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        run([shutil.which("useradd"), "--system", "--user-group", "--no-create-home",
+             "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", name], timeout=60)
         if ids():
             return ids() + ("created the system user %s for the sandbox" % name,)
     used = {p.pw_uid for p in pwd.getpwall()} | {g.gr_gid for g in grp.getgrall()}
@@ -271,10 +270,9 @@ class Sandbox:
         if not target.is_file():
             cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("c++") or "cc"
             tmp = self.private / ("sandbox-init-%d" % os.getpid())
-            r = subprocess.run([cc, "-O2", "-x", "c", str(src), "-o", str(tmp)],
-                               capture_output=True, text=True, timeout=120)
-            if r.returncode != 0:
-                raise Unavailable("the sandbox's init did not compile: " + r.stderr[-300:])
+            r = run([cc, "-O2", "-x", "c", src, "-o", tmp], timeout=120)
+            if r.rc != 0:
+                raise Unavailable("the sandbox's init did not compile: " + r.output[-300:])
             os.chmod(tmp, 0o755)
             os.replace(tmp, target)
         self.init = target
