@@ -28,7 +28,7 @@ import sandbox  # noqa: E402
 from checks import CheckMixin  # noqa: E402
 from hidden import HiddenMixin  # noqa: E402
 from limits import Limits  # noqa: E402
-from results import NOT_GRADED, Results  # noqa: E402
+from results import Results  # noqa: E402
 from runs import RunMixin  # noqa: E402
 from stage import StageMixin  # noqa: E402
 from timed import TimedMixin  # noqa: E402
@@ -196,8 +196,7 @@ def grade(args, results):
     order = {ex["id"]: i for i, ex in enumerate(manifest["exercises"])}
     results.tests.sort(key=lambda t: order.get(t["extra_data"]["exercise"], len(order)))
     results.extra["gpu"] = "used" if grader.gpu else "none"
-    gpu_points = sum(t["max_score"] for t in results.tests
-                     if t["extra_data"]["outcome"] == NOT_GRADED and "gpu" in t["tags"])
+    gpu_points = results.not_graded([t for t in results.tests if "gpu" in t["tags"]])
     if gpu_points and not grader.gpu:
         results.notes.insert(0, GPU_NOTE.format(points=gpu_points, why=grader.no_gpu_why))
     return grader
