@@ -50,8 +50,7 @@ class Grader(StageMixin, CheckMixin, RunMixin, TimedMixin, HiddenMixin):
                            ("submission", args.deadline)):
             if value:
                 self.timeouts[key] = value
-        self.gpu = False if args.no_gpu else None  # None: not known yet
-        self.no_gpu_why = "no CUDA device (--no-gpu)" if args.no_gpu else "no CUDA device"
+        self.gpu, self.no_gpu_why = None, ""  # not known before detect_gpu
         self.jobs = args.jobs or os.cpu_count() or 2
         self.sanitizer = sandbox.find_tool("compute-sanitizer")
         self.sanitizer_mode = None

@@ -58,7 +58,7 @@ def content_hash(folder, manifest, hidden=""):
     limit = manifest["max_file_bytes"]
     for ex in manifest["exercises"]:
         for name in ex["files"]:
-            path = find_submission_file(folder, ex["id"], name) if folder.is_dir() else None
+            path = find_submission_file(folder, ex["id"], name)
             h.update(("%s/%s\0" % (ex["id"], name)).encode())
             if path is None:
                 h.update(b"missing\0")

@@ -163,8 +163,7 @@ class StageMixin:
         for ex in exercises:
             files, problems = {}, []
             for name in ex["files"]:
-                path = find_submission_file(submission, ex["id"], name) \
-                    if submission.is_dir() else None
+                path = find_submission_file(submission, ex["id"], name)
                 if path is None:
                     problems.append("missing: %s (expected at %s/%s in the submission)"
                                     % (name, ex["id"], name))
@@ -335,7 +334,7 @@ class StageMixin:
 
     def rel_sub(self, path):
         try:
-            return str(Path(path).relative_to(Path(self.args.submission).resolve()))
+            return str(Path(path).relative_to(self.submission))
         except ValueError:
             return str(path)
 
