@@ -267,8 +267,11 @@ def main(argv=None):
 
     hashes = {n: content_hash(root / n, manifest, hidden) for n in names}
     options = grading_options(args, no_gpu)
-    todo, rows, first_of = [], {}, {}
+    progress = Progress(len(names), sys.stderr)
+    todo, rows, first_of, same = [], {}, {}, {}
     for n in names:
+        # Every submission whose files another one has too is flagged, the first of them as well.
+        same.setdefault(hashes[n], []).append(n)
         meta_file = out / "students" / n / "meta.json"
         try:
             meta = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
@@ -280,6 +283,7 @@ def main(argv=None):
                 (out / "students" / n / "results.json").is_file():
             rows[n] = ("resumed", "")
             first_of.setdefault(hashes[n], n)  # a new copy of it takes its report
+            progress.step("resumed", n)
     for n in names:
         if n in rows:
             continue
@@ -288,15 +292,7 @@ def main(argv=None):
             continue
         first_of[hashes[n]] = n
         todo.append(n)
-    # Every submission whose files another one has too is flagged, the first of them as well.
-    same = {}
-    for n in names:
-        same.setdefault(hashes[n], []).append(n)
 
-    progress = Progress(len(names), sys.stderr)
-    for n in names:
-        if n in rows and rows[n][0] == "resumed":
-            progress.step("resumed", n)
     work = queue.Queue()
     for n in todo:
         work.put(n)
