@@ -107,11 +107,9 @@ def parse_args(argv):
                          "01_rectangular,03_inplace")
     ap.add_argument("--build-arch", default="",
                     help="CUDA architectures (e.g. 90); empty: the course default")
-    ap.add_argument("--manifest", default=str(GRADER_DIR / "manifest.json"))
     ap.add_argument("--stage", default="",
                     help="reuse this folder for the staged course and its build (batches and the "
                          "self-test); default: a fresh temporary folder")
-    ap.add_argument("--keep-stage", action="store_true", help="keep the temporary stage")
     ap.add_argument("--no-gpu", action="store_true", help="grade as if there were no CUDA device")
     ap.add_argument("--no-sanitizer", action="store_true", help="skip compute-sanitizer")
     ap.add_argument("--sanitizer-tools", default="",
@@ -165,7 +163,7 @@ def die_with_parent(parent):
 
 def grade(args, results):
     """Grades into @p results; returns the Grader (None if it never started)."""
-    manifest = load_manifest(args.manifest)
+    manifest = load_manifest()
     grader = Grader(args, manifest, results)
     wanted = [e for e in args.exercises.split(",") if e]
     known = [e["id"] for e in manifest["exercises"]]
@@ -237,10 +235,8 @@ def main(argv=None):
                     "grader_error")
     finally:
         limits.leave()
-        if temp and not args.keep_stage:
+        if temp:
             shutil.rmtree(temp, ignore_errors=True)
-        elif temp:
-            results.notes.append("stage kept in %s" % temp)
     try:
         results.write(out_dir, time.monotonic() - start)
     except Exception:
