@@ -385,8 +385,7 @@ class Sandbox:
             # The bind list goes to bwrap through a file, so it is not in /proc/1/cmdline.
             with tempfile.TemporaryFile() as f:
                 f.write(b"".join(s.encode() + b"\0" for s in
-                                 self.bwrap_args(ro, rw, files, network, cwd,
-                                                 libraries)))
+                                 self.bwrap_args(ro, rw, files, network, cwd, libraries)))
                 f.flush()
                 f.seek(0)
                 args_r = os.dup(f.fileno())
