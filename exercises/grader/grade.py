@@ -1,12 +1,9 @@
 #!/usr/bin/env python3
 """Grades a submission of the transpose course's exercises (Python standard library only).
 
-    python3 exercises/grader/grade.py --submission DIR [--out DIR] [--hidden DIR] [--exercises IDS]
-    make grade SUBMISSION=DIR [OUT=DIR] [HIDDEN=DIR] [EXERCISES=IDS] [ARCH=A]
-
-What it does to a submission, step by step (stage.py, checks.py, runs.py, timed.py, hidden.py,
-results.py), and why: exercises/INSTRUCTORS.md, "The threat model" and "What happens to a
-submission".
+Options: --help (`make grade SUBMISSION=DIR` runs it). What it does to a submission, step by step
+(stage.py, checks.py, runs.py, timed.py, hidden.py, results.py), and why: exercises/INSTRUCTORS.md,
+"The threat model" and "What happens to a submission".
 """
 
 import argparse

@@ -1,12 +1,10 @@
 #!/usr/bin/env python3
 """Grades a whole class: every submission folder of a folder (Python standard library only).
 
-    python3 exercises/grader/grade_class.py --submissions DIR --out DIR [--hidden DIR] [...]
-    make grade-class SUBMISSIONS=DIR OUT=DIR [HIDDEN=DIR] [ARCH=A]
-
-Each submission is graded by grade.py into OUT/students/<name>/, in lanes (one per GPU), resumed
-when already graded, into OUT/gradebook.csv and a summary: exercises/INSTRUCTORS.md, "A class".
-Exit status 0 when every submission has a report, 1 otherwise.
+Options: --help (`make grade-class SUBMISSIONS=DIR OUT=DIR` runs it). Each submission is graded by
+grade.py into OUT/students/<name>/, in lanes (one per GPU), resumed when already graded, into
+OUT/gradebook.csv and a summary: exercises/INSTRUCTORS.md, "A class". Exit status 0 when every
+submission has a report, 1 otherwise.
 """
 
 import argparse
