@@ -183,7 +183,7 @@ def summarize(rows, manifest, out, seconds, lanes, ungraded):
         bins[b] = bins.get(b, 0) + 1
     flagged = [(r["student"], r["flags"]) for r in rows if r["flags"]]
     failed = [(r["student"], r["status"], r["why"]) for r in rows
-              if r["status"] not in ("graded", "resumed", "identical")]
+              if r["status"] not in ("graded", "resumed")]
     doc = {"students": len(rows), "graded": len(totals), "seconds": round(seconds, 1),
            "seconds_per_submission": round(seconds / max(1, len(rows)), 2),
            "lanes": lanes, "course": course_version(),
@@ -365,8 +365,7 @@ def main(argv=None):
                     shutil.copyfile(src / f, dest / f)
             (dest / "meta.json").write_text(json.dumps(dict(meta, hash=hashes[n],
                                                             identical_to=rows[n][1])) + "\n")
-            rows[n] = ("identical" if meta.get("status") == "graded" else meta["status"],
-                       meta.get("why", ""))
+            rows[n] = (meta["status"], meta.get("why", ""))  # the first one's
             progress.step("identical", n)
     progress.close()
     seconds = time.monotonic() - start
@@ -385,8 +384,6 @@ def main(argv=None):
                 doc = json.loads(f.read_text())
             except ValueError:
                 status, why = "failed", "results.json does not parse"
-        if status == "identical":
-            status = "graded"
         if status == "timeout":
             flags.append("timeout")
         if doc:
