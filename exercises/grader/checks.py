@@ -405,7 +405,7 @@ class CheckMixin:
             raise ValueError("; ".join(dict.fromkeys(
                 "%s:%s: a #line directive names another file (%s): the checks read the source "
                 "as the compiler saw it, file by file, so a submission may not rename its lines"
-                % (f, line or 1, path.replace(str(self.course_root) + "/", ""))
+                % (f, line or 1, path)
                 for f, line, path in renamed)))
         if not merged:
             raise ValueError("nothing of %s is in the preprocessed sources (the grader's build "
@@ -423,9 +423,8 @@ class CheckMixin:
         for name, line, path in included:
             if path.startswith("<") or path.startswith(folder) or path.startswith(tuple(roots)):
                 continue
-            shown = path.replace(str(self.course_root) + "/", "")
             found.append("%s:%s: includes %s, from outside the exercise folder" % (
-                name, line or "?", shown))
+                name, line or "?", path))  # shown relative to the course (static_checks)
         return found
 
     def static_checks(self, ex, files):

@@ -1,12 +1,9 @@
 #!/usr/bin/env python3
 """Grades a submission of the transpose course's exercises (Python standard library only).
 
-    python3 exercises/grader/grade.py --submission DIR [--out DIR] [--hidden DIR] [--exercises IDS]
-    make grade SUBMISSION=DIR [OUT=DIR] [HIDDEN=DIR] [EXERCISES=IDS] [ARCH=A]
-
-What it does to a submission, step by step (stage.py, checks.py, runs.py, timed.py, hidden.py,
-results.py), and why: exercises/INSTRUCTORS.md, "The threat model" and "What happens to a
-submission".
+Options: --help (`make grade SUBMISSION=DIR` runs it). What it does to a submission, step by step
+(stage.py, checks.py, runs.py, timed.py, hidden.py, results.py), and why: exercises/INSTRUCTORS.md,
+"The threat model" and "What happens to a submission".
 """
 
 import argparse
@@ -28,7 +25,7 @@ import sandbox  # noqa: E402
 from checks import CheckMixin  # noqa: E402
 from hidden import HiddenMixin  # noqa: E402
 from limits import Limits  # noqa: E402
-from results import NOT_GRADED, Results  # noqa: E402
+from results import Results  # noqa: E402
 from runs import RunMixin  # noqa: E402
 from stage import StageMixin  # noqa: E402
 from timed import TimedMixin  # noqa: E402
@@ -50,8 +47,7 @@ class Grader(StageMixin, CheckMixin, RunMixin, TimedMixin, HiddenMixin):
                            ("submission", args.deadline)):
             if value:
                 self.timeouts[key] = value
-        self.gpu = False if args.no_gpu else None  # None: not known yet
-        self.no_gpu_why = "no CUDA device (--no-gpu)" if args.no_gpu else "no CUDA device"
+        self.gpu, self.no_gpu_why = None, ""  # not known before detect_gpu
         self.jobs = args.jobs or os.cpu_count() or 2
         self.sanitizer = sandbox.find_tool("compute-sanitizer")
         self.sanitizer_mode = None
@@ -108,11 +104,9 @@ def parse_args(argv):
                          "01_rectangular,03_inplace")
     ap.add_argument("--build-arch", default="",
                     help="CUDA architectures (e.g. 90); empty: the course default")
-    ap.add_argument("--manifest", default=str(GRADER_DIR / "manifest.json"))
     ap.add_argument("--stage", default="",
                     help="reuse this folder for the staged course and its build (batches and the "
                          "self-test); default: a fresh temporary folder")
-    ap.add_argument("--keep-stage", action="store_true", help="keep the temporary stage")
     ap.add_argument("--no-gpu", action="store_true", help="grade as if there were no CUDA device")
     ap.add_argument("--no-sanitizer", action="store_true", help="skip compute-sanitizer")
     ap.add_argument("--sanitizer-tools", default="",
@@ -166,7 +160,7 @@ def die_with_parent(parent):
 
 def grade(args, results):
     """Grades into @p results; returns the Grader (None if it never started)."""
-    manifest = load_manifest(args.manifest)
+    manifest = load_manifest()
     grader = Grader(args, manifest, results)
     wanted = [e for e in args.exercises.split(",") if e]
     known = [e["id"] for e in manifest["exercises"]]
@@ -196,8 +190,7 @@ def grade(args, results):
     order = {ex["id"]: i for i, ex in enumerate(manifest["exercises"])}
     results.tests.sort(key=lambda t: order.get(t["extra_data"]["exercise"], len(order)))
     results.extra["gpu"] = "used" if grader.gpu else "none"
-    gpu_points = sum(t["max_score"] for t in results.tests
-                     if t["extra_data"]["outcome"] == NOT_GRADED and "gpu" in t["tags"])
+    gpu_points = results.not_graded([t for t in results.tests if "gpu" in t["tags"]])
     if gpu_points and not grader.gpu:
         results.notes.insert(0, GPU_NOTE.format(points=gpu_points, why=grader.no_gpu_why))
     return grader
@@ -239,10 +232,8 @@ def main(argv=None):
                     "grader_error")
     finally:
         limits.leave()
-        if temp and not args.keep_stage:
+        if temp:
             shutil.rmtree(temp, ignore_errors=True)
-        elif temp:
-            results.notes.append("stage kept in %s" % temp)
     try:
         results.write(out_dir, time.monotonic() - start)
     except Exception:

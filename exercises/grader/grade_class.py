@@ -1,12 +1,10 @@
 #!/usr/bin/env python3
 """Grades a whole class: every submission folder of a folder (Python standard library only).
 
-    python3 exercises/grader/grade_class.py --submissions DIR --out DIR [--hidden DIR] [...]
-    make grade-class SUBMISSIONS=DIR OUT=DIR [HIDDEN=DIR] [ARCH=A]
-
-Each submission is graded by grade.py into OUT/students/<name>/, in lanes (one per GPU), resumed
-when already graded, into OUT/gradebook.csv and a summary: exercises/INSTRUCTORS.md, "A class".
-Exit status 0 when every submission has a report, 1 otherwise.
+Options: --help (`make grade-class SUBMISSIONS=DIR OUT=DIR` runs it). Each submission is graded by
+grade.py into OUT/students/<name>/, in lanes (one per GPU), resumed when already graded, into
+OUT/gradebook.csv and a summary: exercises/INSTRUCTORS.md, "A class". Exit status 0 when every
+submission has a report, 1 otherwise.
 """
 
 import argparse
@@ -28,6 +26,7 @@ sys.path.insert(0, str(GRADER_DIR))
 sys.dont_write_bytecode = True
 from grade import load_manifest  # noqa: E402
 from stage import COURSE_DIR, find_submission_file  # noqa: E402
+from tools import run, stop_all  # noqa: E402
 
 # Flags of a report: the entry outcomes and gate texts an instructor looks at first.
 FLAG_OUTCOMES = {"grader_error": "grader error", "grader_refused": "grader refused",
@@ -57,7 +56,7 @@ def content_hash(folder, manifest, hidden=""):
     limit = manifest["max_file_bytes"]
     for ex in manifest["exercises"]:
         for name in ex["files"]:
-            path = find_submission_file(folder, ex["id"], name) if folder.is_dir() else None
+            path = find_submission_file(folder, ex["id"], name)
             h.update(("%s/%s\0" % (ex["id"], name)).encode())
             if path is None:
                 h.update(b"missing\0")
@@ -76,59 +75,23 @@ def content_hash(folder, manifest, hidden=""):
 def gpus():
     """[UUID] of the machine's GPUs, from nvidia-smi (empty without one)."""
     tool = shutil.which("nvidia-smi")
-    if not tool:
-        return []
-    try:
-        r = subprocess.run([tool, "--query-gpu=uuid", "--format=csv,noheader"],
-                           capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return [l.strip() for l in r.stdout.splitlines() if l.strip().startswith(("GPU-", "MIG-"))]
-
-
-# The gradings running now: ended with the class command, however it ends (stop_gradings).
-RUNNING = set()
-RUNNING_LOCK = threading.Lock()
-
-
-def stop_gradings():
-    """Kills every running grading's process group; a grading's sandboxes go with it (grade.py
-    dies with its parent, bwrap with grade.py). Returns how many were running."""
-    with RUNNING_LOCK:
-        procs = list(RUNNING)
-    for proc in procs:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-    return len(procs)
+    listed = run([tool, "--query-gpu=uuid", "--format=csv,noheader"], timeout=60) if tool else None
+    return [l.strip() for l in (listed.output if listed else "").splitlines()
+            if l.strip().startswith(("GPU-", "MIG-"))]
 
 
 def run_grader(cmd, timeout, env, log):
     """Runs one grading (its own process group, killed whole at its time limit, or when the class
     command is stopped): (status, why) with status "graded", "timeout" or "failed"."""
-    with open(log, "wb") as out:
-        # --parent-pid: grade.py asks the kernel to kill it when this process ends, even by
-        # SIGKILL, where no handler of ours runs.
-        proc = subprocess.Popen(cmd + ["--parent-pid", str(os.getpid())], stdout=out,
-                                stderr=subprocess.STDOUT, env=env, start_new_session=True)
-        with RUNNING_LOCK:
-            RUNNING.add(proc)
-        try:
-            rc = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            proc.wait()
-            return "timeout", "the grading took more than %g s and was stopped" % timeout
-        finally:
-            with RUNNING_LOCK:
-                RUNNING.discard(proc)
-    if rc != 0:
-        text = Path(log).read_bytes()[-600:].decode(errors="replace").strip()
-        return "failed", "grade.py exited with %d: %s" % (rc, " ".join(text.split())[-300:])
+    # --parent-pid: grade.py asks the kernel to kill it when this process ends, even by
+    # SIGKILL, where no handler of ours runs.
+    ran = run(cmd + ["--parent-pid", str(os.getpid())], timeout=timeout, env=env, limit=600,
+              log=log)
+    if ran.timed_out:
+        return "timeout", "the grading took more than %g s and was stopped" % timeout
+    if ran.rc != 0:
+        return "failed", "grade.py exited with %d: %s" % (ran.rc,
+                                                          " ".join(ran.output.split())[-300:])
     return "graded", ""
 
 
@@ -179,8 +142,7 @@ def row_of(name, doc, manifest, status, why, flags):
         row["hidden"] = "%g" % per["hidden"]
     row["total"] = "%g" % doc["score"]
     row["max"] = "%g" % doc["extra_data"]["max_score"]
-    row["ungraded_points"] = "%g" % sum(t["max_score"] for t in doc["tests"]
-                                        if t["extra_data"]["outcome"] == "not_graded")
+    row["ungraded_points"] = "%g" % doc["extra_data"]["not_graded"]
     row["flags"] = "; ".join(dict.fromkeys(flags))
     return row
 
@@ -221,7 +183,7 @@ def summarize(rows, manifest, out, seconds, lanes, ungraded):
         bins[b] = bins.get(b, 0) + 1
     flagged = [(r["student"], r["flags"]) for r in rows if r["flags"]]
     failed = [(r["student"], r["status"], r["why"]) for r in rows
-              if r["status"] not in ("graded", "resumed", "identical")]
+              if r["status"] not in ("graded", "resumed")]
     doc = {"students": len(rows), "graded": len(totals), "seconds": round(seconds, 1),
            "seconds_per_submission": round(seconds / max(1, len(rows)), 2),
            "lanes": lanes, "course": course_version(),
@@ -303,8 +265,11 @@ def main(argv=None):
 
     hashes = {n: content_hash(root / n, manifest, hidden) for n in names}
     options = grading_options(args, no_gpu)
-    todo, rows, first_of = [], {}, {}
+    progress = Progress(len(names), sys.stderr)
+    todo, rows, first_of, same = [], {}, {}, {}
     for n in names:
+        # Every submission whose files another one has too is flagged, the first of them as well.
+        same.setdefault(hashes[n], []).append(n)
         meta_file = out / "students" / n / "meta.json"
         try:
             meta = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
@@ -316,6 +281,7 @@ def main(argv=None):
                 (out / "students" / n / "results.json").is_file():
             rows[n] = ("resumed", "")
             first_of.setdefault(hashes[n], n)  # a new copy of it takes its report
+            progress.step("resumed", n)
     for n in names:
         if n in rows:
             continue
@@ -324,15 +290,7 @@ def main(argv=None):
             continue
         first_of[hashes[n]] = n
         todo.append(n)
-    # Every submission whose files another one has too is flagged, the first of them as well.
-    same = {}
-    for n in names:
-        same.setdefault(hashes[n], []).append(n)
 
-    progress = Progress(len(names), sys.stderr)
-    for n in names:
-        if n in rows and rows[n][0] == "resumed":
-            progress.step("resumed", n)
     work = queue.Queue()
     for n in todo:
         work.put(n)
@@ -360,12 +318,10 @@ def main(argv=None):
                 cmd.append("--no-gpu")  # a CPU lane: grade.py would otherwise find the GPUs
             cmd += args.grade_arg
             start = time.monotonic()
-            status, why = run_grader(cmd, timeout, env, dest / "grade.log")
+            # grade.py's output is the report: its table, or why it failed.
+            status, why = run_grader(cmd, timeout, env, dest / "report.txt")
             if status == "graded" and not (dest / "results.json").is_file():
                 status, why = "failed", "no results.json"
-            report = (dest / "grade.log")
-            if report.is_file():
-                shutil.copyfile(report, dest / "report.txt")
             (dest / "meta.json").write_text(json.dumps({
                 "hash": hashes[n], "course": version, "options": options,
                 "status": status, "why": why,
@@ -392,7 +348,7 @@ def main(argv=None):
                 work.get_nowait()
             except queue.Empty:
                 break
-        ended = stop_gradings()
+        ended = stop_all()
         progress.close()
         print("grade-class: stopped; %d running gradings ended, the reports written so far are "
               "kept in %s" % (ended, out), file=sys.stderr)
@@ -409,8 +365,7 @@ def main(argv=None):
                     shutil.copyfile(src / f, dest / f)
             (dest / "meta.json").write_text(json.dumps(dict(meta, hash=hashes[n],
                                                             identical_to=rows[n][1])) + "\n")
-            rows[n] = ("identical" if meta.get("status") == "graded" else meta["status"],
-                       meta.get("why", ""))
+            rows[n] = (meta["status"], meta.get("why", ""))  # the first one's
             progress.step("identical", n)
     progress.close()
     seconds = time.monotonic() - start
@@ -429,8 +384,6 @@ def main(argv=None):
                 doc = json.loads(f.read_text())
             except ValueError:
                 status, why = "failed", "results.json does not parse"
-        if status == "identical":
-            status = "graded"
         if status == "timeout":
             flags.append("timeout")
         if doc:

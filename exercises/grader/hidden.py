@@ -6,8 +6,6 @@ import fnmatch
 import json
 import re
 
-from results import NOT_GRADED
-
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")
 MAX_FILE_BYTES = 1 << 20
 MAX_SIDE, MAX_ELEMENTS, MAX_SHAPES = 1 << 24, 1 << 28, 64
@@ -101,18 +99,12 @@ class HiddenMixin:
         binary = self.worker(ex)
         self.ex_deadline = self.deadline
         for e, points, visibility in self.hidden_plan(ex):
-            entry_name = "%s | hidden: %s" % (ex["title"], e["name"])
-            common = dict(gtest=e["name"], visibility=visibility,
-                          tags=["gpu" if self.is_gpu(e) else "cpu"], verdict_from="the judge")
-            if self.is_gpu(e) and not self.gpu:
-                self.r.add(ex["id"], "hidden", entry_name, points, False,
-                           "not graded: " + self.no_gpu_why, NOT_GRADED, reason="no CUDA device",
-                           **common)
-                continue
-            if self.time_left(self.timeouts["entry"]) < 1:
-                self.r.add(ex["id"], "hidden", entry_name, points, False,
-                           "not run: the submission's time is spent", "not_run", **common)
-                continue
-            got = self.run_entry(ex, number, dict(e, points=points), binary, [])
-            self.r.add(ex["id"], "hidden", entry_name, points, got.passed, got.output,
-                       got.outcome, seconds=got.seconds, **common)
+            e = dict(e, points=points)
+            if self.time_left(self.timeouts["entry"]) < 1 and (self.gpu or not self.is_gpu(e)):
+                got = self.entry(ex, e, "not_run", "not run: the submission's time is spent")
+            else:  # a GPU entry without a GPU is "not graded" there
+                got = self.run_entry(ex, number, e, binary, [])
+            self.r.add(ex["id"], "hidden", "%s | hidden: %s" % (ex["title"], e["name"]), points,
+                       got.passed, got.output, got.outcome, seconds=got.seconds, gtest=e["name"],
+                       visibility=visibility, tags=["gpu" if got.gpu else "cpu"],
+                       verdict_from="the judge", **got.extra)

@@ -136,17 +136,14 @@ class Results:
             ET.SubElement(case, "system-out").text = "score %g / %g\n%s" % (
                 t["score"], t["max_score"], t["output"])
 
-        def count(tests, state):
-            return str(sum(1 for t in tests if self.state(t) == state))
+        def count(element, tests):
+            element.set("tests", str(len(tests)))
+            for attribute, state in (("failures", "failed"), ("skipped", "not graded")):
+                element.set(attribute, str(sum(1 for t in tests if self.state(t) == state)))
 
         for ex, suite in by_exercise.items():
-            cases = [t for t in self.tests if t["extra_data"]["exercise"] == ex]
-            suite.set("tests", str(len(cases)))
-            suite.set("failures", count(cases, "failed"))
-            suite.set("skipped", count(cases, "not graded"))
-        suites.set("tests", str(len(self.tests)))
-        suites.set("failures", count(self.tests, "failed"))
-        suites.set("skipped", count(self.tests, "not graded"))
+            count(suite, [t for t in self.tests if t["extra_data"]["exercise"] == ex])
+        count(suites, self.tests)
         return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 
 

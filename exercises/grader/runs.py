@@ -403,7 +403,8 @@ class RunMixin:
                           visibility=e.get("visibility", "visible"))
 
     def problems(self, ex, e):
-        """The plan items of a GPU entry: its shapes with fresh seeds."""
+        """The plan items of a GPU entry (or the sanitizer's shapes): its shapes with fresh
+        seeds."""
         in_place = ex.get("in_place", False)
         if "random" in e:
             shapes = [self.random_shape(1, e["random"]["max_side"], in_place)
@@ -480,12 +481,6 @@ class RunMixin:
         return self.entry(ex, e, "passed" if ok else "failed", ("passed: " if ok else "") + text)
 
     # -- sanitizers -----------------------------------------------------------------------
-
-    def sanitizer_items(self, ex):
-        s = ex["sanitizer"]
-        if ex.get("in_place", False):
-            return ["inplace %d %d" % (n, secrets.randbits(62)) for n in s["sizes"]]
-        return ["transpose %d %d %d" % (r, c, secrets.randbits(62)) for r, c in s["shapes"]]
 
     def sanitize(self, binary, number, items, tool, mode, timeout):
         """One compute-sanitizer run of the worker in @p mode, "root" or "user" (INSTRUCTORS.md,
@@ -564,7 +559,7 @@ class RunMixin:
         if not mode:
             return self.entry(ex, None, NOT_GRADED, "not graded: compute-sanitizer does not run "
                               "here:\n" + self.sanitizer_failure, reason="compute-sanitizer failed")
-        items = self.sanitizer_items(ex)
+        items = self.problems(ex, {"shapes": s["sizes"] if ex.get("in_place") else s["shapes"]})
         lines, ok, unsafe, seconds = [], True, False, 0.0
         tools = [t for t in (self.args.sanitizer_tools or ",".join(s["tools"])).split(",") if t]
         for tool in tools:

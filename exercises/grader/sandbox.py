@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tools import Ran
+from tools import Ran, run
 
 SANDBOX_USER = "transpose-sandbox"
 FALLBACK_ID = 64000  # uid and gid used when no user can be created
@@ -64,9 +64,8 @@ def ensure_user(name=SANDBOX_USER):
     if name.isdigit():
         return int(name), int(name), ""
     if shutil.which("useradd"):
-        subprocess.run([shutil.which("useradd"), "--system", "--user-group", "--no-create-home",
-                        "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", name],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        run([shutil.which("useradd"), "--system", "--user-group", "--no-create-home",
+             "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", name], timeout=60)
         if ids():
             return ids() + ("created the system user %s for the sandbox" % name,)
     used = {p.pw_uid for p in pwd.getpwall()} | {g.gr_gid for g in grp.getgrall()}
@@ -271,10 +270,9 @@ class Sandbox:
         if not target.is_file():
             cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("c++") or "cc"
             tmp = self.private / ("sandbox-init-%d" % os.getpid())
-            r = subprocess.run([cc, "-O2", "-x", "c", str(src), "-o", str(tmp)],
-                               capture_output=True, text=True, timeout=120)
-            if r.returncode != 0:
-                raise Unavailable("the sandbox's init did not compile: " + r.stderr[-300:])
+            r = run([cc, "-O2", "-x", "c", src, "-o", tmp], timeout=120)
+            if r.rc != 0:
+                raise Unavailable("the sandbox's init did not compile: " + r.output[-300:])
             os.chmod(tmp, 0o755)
             os.replace(tmp, target)
         self.init = target
@@ -305,7 +303,7 @@ class Sandbox:
                 except OSError:
                     pass
 
-    def bwrap_args(self, ro, rw, hide, files, network, cwd, libraries):
+    def bwrap_args(self, ro, rw, files, network, cwd, libraries):
         a = ["--die-with-parent", "--new-session", "--as-pid-1", "--unshare-pid", "--unshare-ipc",
              "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
         if not network:
@@ -345,28 +343,22 @@ class Sandbox:
             a += ["--ro-bind", str(p), str(p)]
         for p in rw:
             a += ["--bind", str(p), str(p)]
-        for p in hide:
-            if os.path.isdir(p):
-                a += ["--tmpfs", str(p)]
-            elif os.path.lexists(p):
-                a += ["--ro-bind", "/dev/null", str(p)]
         for name, (host, writable) in (files or {}).items():
             a += ["--bind" if writable else "--ro-bind", str(host), self.mount_point(name, host)]
         a += ["--ro-bind", str(self.init), "/run/grader/init", "--chdir", cwd]
         return a
 
-    def run(self, argv, timeout, log, cwd="/tmp", env=None, ro=(), rw=(), hide=(), files=None,
+    def run(self, argv, timeout, log, cwd="/tmp", env=None, ro=(), rw=(), files=None,
             network=False, as_root=False, handshake=None, monitor=None, libraries=False):
         """Runs argv and returns a Ran.
 
         log:       file that receives stdout and stderr (read back into Ran.output).
         ro, rw:    stage folders the command needs (read-only, read-write).
-        hide:      folders or files inside those to hide from this run.
         files:     {name: (host path, writable)}: shown at mount_point(name, host).
         as_root:   the command stays root in the sandbox (a trusted tool that drops the
                    submission's process itself, with drop_prefix()).
-        libraries: the GPU math libraries are there (a build links the course's code with them;
-                   the hidden tests link them); the workers' runs never see them.
+        libraries: the GPU math libraries are there (a build links the course's code with them);
+                   the workers' runs never see them.
         handshake: callable() -> "go ...\\n" line, called when the command writes "ready" on the
                    descriptor given to it as argv's last item ({ready}); the line goes to stdin.
         monitor:   object with start(pid) and stop(), running while the command runs (pid: the
@@ -393,8 +385,7 @@ class Sandbox:
             # The bind list goes to bwrap through a file, so it is not in /proc/1/cmdline.
             with tempfile.TemporaryFile() as f:
                 f.write(b"".join(s.encode() + b"\0" for s in
-                                 self.bwrap_args(ro, rw, hide, files, network, cwd,
-                                                 libraries)))
+                                 self.bwrap_args(ro, rw, files, network, cwd, libraries)))
                 f.flush()
                 f.seek(0)
                 args_r = os.dup(f.fileno())

@@ -4,7 +4,7 @@
  * reaches the grader through bwrap's exit (bwrap's own pid 1 leaves the reaping to the kernel,
  * which does not count it). The limits and why: exercises/INSTRUCTORS.md, "The sandbox".
  *
- *   sandbox_init STATUS_FD SECONDS [DATA_MIB] -- COMMAND...
+ *   sandbox_init STATUS_FD SECONDS DATA_MIB -- COMMAND...   (DATA_MIB 0: no RLIMIT_DATA)
  *
  * Writes "exit N", "signal N" or "timeout" to STATUS_FD, which the command never sees. */
 #include <errno.h>
@@ -30,18 +30,13 @@ static void limit(int what, rlim_t value) {
 }
 
 int main(int argc, char** argv) {
-  int dash = 3;
-  rlim_t data_mib = 0;
-  if (argc > 4 && strcmp(argv[3], "--") != 0) {
-    data_mib = (rlim_t)strtoull(argv[3], NULL, 10);
-    dash = 4;
-  }
-  if (argc < dash + 2 || strcmp(argv[dash], "--") != 0) {
-    fprintf(stderr, "usage: sandbox_init STATUS_FD SECONDS [DATA_MIB] -- COMMAND...\n");
+  if (argc < 6 || strcmp(argv[4], "--") != 0) {
+    fprintf(stderr, "usage: sandbox_init STATUS_FD SECONDS DATA_MIB -- COMMAND...\n");
     return 125;
   }
   const int status_fd = atoi(argv[1]);
   const double seconds = atof(argv[2]);
+  const rlim_t data_mib = (rlim_t)strtoull(argv[3], NULL, 10);
   const pid_t child = fork();
   if (child < 0) return 125;
   if (child == 0) {
@@ -55,8 +50,8 @@ int main(int argc, char** argv) {
       fputs("1000", oom);
       fclose(oom);
     }
-    execvp(argv[dash + 1], argv + dash + 1);
-    fprintf(stderr, "sandbox: cannot run %s: %s\n", argv[dash + 1], strerror(errno));
+    execvp(argv[5], argv + 5);
+    fprintf(stderr, "sandbox: cannot run %s: %s\n", argv[5], strerror(errno));
     _exit(127);
   }
   struct sigaction sa;

@@ -383,7 +383,7 @@ if os.path.isfile(src) and "sleep" in open(src).read():
 tests = [{"name": ex, "score": 1, "max_score": 2, "status": "passed", "output": "",
           "extra_data": {"exercise": ex, "kind": "test", "outcome": "passed"}}
          for ex in ("01_rectangular", "02_swizzle", "03_inplace")]
-json.dump({"score": 3, "tests": tests, "extra_data": {"max_score": 6}},
+json.dump({"score": 3, "tests": tests, "extra_data": {"max_score": 6, "not_graded": 0}},
           open(os.path.join(out, "results.json"), "w"))
 '''
 

@@ -138,29 +138,17 @@ class StageMixin:
                    CUDA_MODULE_LOADING="EAGER")
         return env
 
-    def hidden_artifacts(self):
-        """The hidden tests' binaries and objects, hidden from every run but theirs."""
-        return sorted(set((self.build / "bin").glob("test_ex*_hidden_*")) |
-                      set(self.build.glob("**/CMakeFiles/test_ex*_hidden_*.dir")))
-
     def boxed(self, argv, timeout, log, rw=(), ro=None, files=None, network=False,
-              as_root=False, handshake=None, monitor=None, show_hidden=False, libraries=False,
-              reveal=()):
+              as_root=False, handshake=None, monitor=None, libraries=False):
         """Runs a command built from the submission (or compiling it) in the sandbox. It sees the
         stage's course, grader and build folders (read-only but @p rw), or only @p ro; the GPU
-        math libraries only with @p libraries (builds, hidden tests). The hidden tests' sources
-        and builds only with @p show_hidden (their build); of their binaries, those in @p reveal
-        (a hidden test's run sees its own binary, never a source)."""
+        math libraries only with @p libraries (builds)."""
         if ro is None:
             ro = [self.course_root, self.grader_root, self.build]
-        hide = [] if show_hidden else [h for h in self.hidden_artifacts()
-                                       if Path(h) not in [Path(r) for r in reveal]]
-        if show_hidden and self.hidden_dir.is_dir():
-            ro = list(ro) + [self.hidden_dir]
         ro = [p for p in ro if Path(p) not in [Path(w) for w in rw]]
         cwd = "/tmp" if self.box.isolated else str(self.private)
         return self.box.run(argv, timeout=timeout, log=log, cwd=cwd, env=self.base_env(),
-                            ro=ro, rw=rw, hide=hide, files=files, network=network,
+                            ro=ro, rw=rw, files=files, network=network,
                             as_root=as_root, handshake=handshake, monitor=monitor,
                             libraries=libraries)
 
@@ -175,8 +163,7 @@ class StageMixin:
         for ex in exercises:
             files, problems = {}, []
             for name in ex["files"]:
-                path = find_submission_file(submission, ex["id"], name) \
-                    if submission.is_dir() else None
+                path = find_submission_file(submission, ex["id"], name)
                 if path is None:
                     problems.append("missing: %s (expected at %s/%s in the submission)"
                                     % (name, ex["id"], name))
@@ -203,7 +190,8 @@ class StageMixin:
         gone = list(b.glob("exercises/CMakeFiles/ex*_exercise.dir")) + \
             list(b.glob("CMakeFiles/grader_worker_ex*.dir")) + \
             list(b.glob("bin/grader_worker_ex*")) + [b / "exercises" / "keep"] + \
-            self.hidden_artifacts()
+            list(b.glob("bin/test_ex*_hidden_*")) + \
+            list(b.glob("**/CMakeFiles/test_ex*_hidden_*.dir"))  # an earlier grader's
         for p in gone:
             if p.is_dir() and not p.is_symlink():
                 shutil.rmtree(p)
@@ -239,7 +227,7 @@ class StageMixin:
             cmd.append("-DCMAKE_CUDA_FLAGS=--no-compress")
         cmd += self.args.cmake_arg or []
         ran = self.boxed(cmd, self.timeouts["configure"], self.private / "configure.log",
-                         rw=[self.build], network=True, show_hidden=True, libraries=True)
+                         rw=[self.build], network=True, libraries=True)
         if ran.rc != 0 or ran.timed_out:
             raise RuntimeError("the course's build could not be configured (cmake):\n"
                                + tail(ran.output, 4000))
@@ -252,11 +240,10 @@ class StageMixin:
         if ran.rc != 0 or ran.timed_out:
             raise RuntimeError("the grader's probe did not build:\n" + tail(ran.output, 4000))
 
-    def build_targets(self, targets, show_hidden=False, timeout=None):
+    def build_targets(self, targets, timeout=None):
         return self.boxed(["cmake", "--build", self.build, "--target"] + targets +
                           ["-j", str(self.jobs)], timeout or self.timeouts["build"],
-                          self.private / "build.log", rw=[self.build], show_hidden=show_hidden,
-                          libraries=True)
+                          self.private / "build.log", rw=[self.build], libraries=True)
 
     def build_judge(self):
         """The judge, compiled here from the course's own files (never from the stage, which a
@@ -347,7 +334,7 @@ class StageMixin:
 
     def rel_sub(self, path):
         try:
-            return str(Path(path).relative_to(Path(self.args.submission).resolve()))
+            return str(Path(path).relative_to(self.submission))
         except ValueError:
             return str(path)
 

@@ -5,6 +5,7 @@ import re
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 
 OUTPUT_LIMIT = 6000  # characters of output kept in one entry
@@ -33,25 +34,52 @@ class Ran:
         return None
 
 
-def run(cmd, cwd=None, timeout=None, env=None, limit=1 << 20):
-    """Runs a trusted command (never the submission's code) and returns the last @p limit bytes
-    of what it printed."""
+# The trusted commands running now, ended together by stop_all (the class command's Ctrl-C).
+RUNNING = set()
+RUNNING_LOCK = threading.Lock()
+
+
+def run(cmd, cwd=None, timeout=None, env=None, limit=1 << 20, log=None):
+    """Runs a trusted command (never the submission's code) in its own process group, killed
+    whole at @p timeout, and returns the last @p limit bytes of what it printed (kept in the file
+    @p log when given)."""
     start = time.monotonic()
-    with tempfile.TemporaryFile() as out:
+    with open(log, "w+b") if log else tempfile.TemporaryFile() as out:
         proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=env, stdout=out,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True)
+        with RUNNING_LOCK:
+            RUNNING.add(proc)
         timed_out = False
         try:
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
-            os.killpg(proc.pid, signal.SIGKILL)
+            kill_group(proc)
             proc.wait()
+        finally:
+            with RUNNING_LOCK:
+                RUNNING.discard(proc)
         size = out.seek(0, os.SEEK_END)
         out.seek(max(0, size - limit))
         text = out.read().decode("utf-8", errors="replace")
     return Ran(proc.returncode, None, timed_out, time.monotonic() - start, 0.0, None, text)
+
+
+def kill_group(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def stop_all():
+    """Kills every running command's process group. Returns how many were running."""
+    with RUNNING_LOCK:
+        procs = list(RUNNING)
+    for proc in procs:
+        kill_group(proc)
+    return len(procs)
 
 
 _UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
