@@ -200,7 +200,11 @@ def schedule(parts, ngpus, budget, start, wait, now):
                 skip = f"needs {n} GPU{'s' if n > 1 else ''}, {ngpus} here"
             elif now() + p.seconds > budget:
                 skip = f"its estimate ({p.seconds:.0f} s) would pass the budget ({budget:.0f} s)"
-            elif None in done or n > len(free):
+            elif None in done:
+                continue
+            elif n > len(free):
+                if n > 1:  # the GPUs that free up are held for it: later one-GPU parts would
+                    break  # otherwise take them one at a time and leave it to the very end
                 continue
             else:
                 skip = None
@@ -546,6 +550,13 @@ def self_test():
     check(all(plan[n][0] == "passed" for n in "abcdgh"), f"plan: {plan}")
     check(all(plan[n][1] >= plan["build"][2] for n in "abcdg"), "a part began before the build")
     check(plan["h"][1] >= plan["g"][2], "h began before g ended")
+    # A part of 2 GPUs behind four of one GPU starts on the first two that free up, before the
+    # shorter one-GPU parts after it.
+    held = [Part("build", "", 0, 10)] + [Part(f"p{i}", "", 1, 100 + 10 * i) for i in range(4)] + \
+        [Part("pair", "", 2, 45)] + [Part(f"s{i}", "", 1, 40) for i in range(6)]
+    after_build(held)
+    plan_held = simulate(held, 4, 1000)
+    check(plan_held["pair"][1] == plan_held["p1"][2], f"the 2-GPU part waited: {plan_held}")
     check(len(plan["d"][3]) == 4 and len(plan["c"][3]) == 2, "wrong GPU counts")
     check(max(t1 for _, _, t1, _ in plan.values()) <= 300, "the plan passes the budget")
     one = simulate(parts, 1, 300)

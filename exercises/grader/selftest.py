@@ -115,7 +115,8 @@ def describe(exp):
     if "max_total" in exp:
         return "max score at most %g" % exp["max_total"]
     if "all_passed_or_busy" in exp:
-        return "every entry passed, or is 'not graded: the GPU was busy'; the rest scores its max"
+        return ("every entry passed, or is 'not graded' for a busy GPU or an unsteady time (retry); "
+                "the rest scores its max")
     sel = ",".join("%s=%s" % kv for kv in exp["entry"].items()) or "every entry"
     want = [("absent" if exp.get("absent") else "")] + \
         ["%s=%s" % (k, exp[k]) for k in ("status", "outcome", "score", "visibility",
@@ -123,6 +124,26 @@ def describe(exp):
     if exp.get("some"):
         want.append("(at least one)")
     return "[%s] %s" % (sel, " ".join(w for w in want if w))
+
+
+def expectation_checks():
+    """The case expectation a GPU run met first: a busy host's 'not graded: retry' is no lost
+    point (the solutions scored 98 + 2 not graded on a loaded 4-GPU machine), a failure is."""
+    def doc(outcome, output):
+        tests = [{"name": "fast", "score": 0, "max_score": 2, "status": "failed",
+                  "output": output, "extra_data": {"outcome": outcome, "exercise": "02"}},
+                 {"name": "rest", "score": 98, "max_score": 98, "status": "passed",
+                  "output": "", "extra_data": {"outcome": "passed", "exercise": "01"}}]
+        return {"tests": tests, "score": 98, "extra_data": {"max_score": 100}}
+    exp = {"all_passed_or_busy": True}
+    return [(name, evaluate(exp, doc(*d), {})[0] == want, str(evaluate(exp, doc(*d), {})))
+            for name, d, want in (
+                ("case expectation: 'not graded: retry' is no lost point",
+                 ("not_graded", "not graded: retry: the timed runs on 4814 x 3966 varied"), True),
+                ("case expectation: 'not graded: the GPU was busy' is no lost point",
+                 ("not_graded", "not graded: the GPU was busy: pid 1"), True),
+                ("case expectation: a failed speed entry is a lost point",
+                 ("failed", "At most 2 times the course's kernel passes."), False))]
 
 
 def evaluate(exp, doc, ctx):
@@ -165,9 +186,10 @@ def evaluate(exp, doc, ctx):
         return top <= exp["max_total"], "max score %g" % top, ""
     if "all_passed_or_busy" in exp:
         # Another program on the same GPU may leave the timed entries "not graded: the GPU was
-        # busy"; nothing else may differ from a full score.
+        # busy", a busy host "not graded: retry" (times too unsteady for a verdict); nothing else
+        # may differ from a full score.
         busy = [t for t in tests if t["extra_data"]["outcome"] == "not_graded" and
-                "the GPU was busy" in t["output"]]
+                ("the GPU was busy" in t["output"] or t["output"].startswith("not graded: retry"))]
         bad = [t for t in tests if grade.Results.state(t) != "passed" and t not in busy]
         want = doc["extra_data"]["max_score"] - sum(t["max_score"] for t in busy)
         ok = not bad and abs(doc["score"] - want) < 1e-6
@@ -299,7 +321,7 @@ def main():
 
     failures = 0
     total_start = time.monotonic()
-    units = selftest_units.unit_checks()
+    units = selftest_units.unit_checks() + expectation_checks()
     bad_units = [u for u in units if not u[1]]
     print("unit checks: %d passed, %d failed" % (len(units) - len(bad_units), len(bad_units)))
     for name, _, detail in bad_units:
