@@ -95,7 +95,7 @@ from pathlib import Path
 out, name, secs, rc, table = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 rows = list(csv.DictReader(open(out / "gradebook.csv"))) if (out / "gradebook.csv").is_file() else []
 summ = json.loads((out / "summary.json").read_text()) if (out / "summary.json").is_file() else {}
-agree, answers, busy = 0, [], []
+agree, answers, busy, lost = 0, [], [], []
 for r in rows:
     f = out / "students" / r["student"] / "results.json"
     if not f.is_file():
@@ -107,6 +107,10 @@ for r in rows:
     mine = out.parent / "submissions" / r["student"] / "03_inplace" / "inplace.cu"
     if mine.is_file() and mine.read_bytes() == Path("solutions/03_inplace/inplace.cu").read_bytes():
         answers.append((r["student"], ex3))  # exercise 3 is the answer in these
+        lost += ["   %s lost %g on %s: %s" % (r["student"], t["max_score"] - t["score"], t["name"],
+                                             " | ".join(t["output"].splitlines())[:1200])
+                 for t in d["tests"] if t["extra_data"]["exercise"] == "03_inplace" and
+                 t["score"] < t["max_score"] and t["extra_data"]["outcome"] != "not_graded"]
 full = [a for a in answers if a[1] == 27]  # 30 less the sanitizers' 3 (turned off)
 seconds = [json.loads((out / "students" / r["student"] / "meta.json").read_text()).get("seconds", 0)
            for r in rows if (out / "students" / r["student"] / "meta.json").is_file()]
@@ -118,6 +122,7 @@ print("%s: %d submissions in %d s on %s: %.1f s each (a grading's median %.1f s)
           name, len(rows), secs, ", ".join(summ.get("lanes", [])), secs / max(1, len(rows)),
           median, agree, len(rows), len(full), len(answers), busy or "none",
           "OK" if ok else "NOT OK (exit %s)" % rc))
+lost and print("\n".join(lost))  # what an answer lost points on: the entry and its report's first lines
 new = not os.path.exists(table)
 with open(table, "a") as f:
     if new:

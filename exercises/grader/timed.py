@@ -151,6 +151,10 @@ class TimedMixin:
                    % roundtrip if roundtrip else "", len(pairs),
                    "run" if len(pairs) == 1 else "runs", max(s["cpu"] for _, s in pairs),
                    min(b["cpu"] for b, _ in pairs)))
+        # Each round's times from the go to the exit, so a report shows what the verdict saw.
+        text += " Rounds, go to exit: the course's kernel %s s, yours %s s." % tuple(
+            " ".join("%.3f" % r[k]["wall"] if r[k]["wall"] is not None else "-" for r in pairs)
+            for k in (0, 1))
         return text, ratio, steady
 
     def timed_entries(self, ex, timed, spec, runs, gates):
