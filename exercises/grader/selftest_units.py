@@ -650,16 +650,19 @@ class DryGrader(grade.Grader):
             # loop_ms), and what a neighbour adds to this run's start or end: "delays" lists
             # the extra seconds of the submission's successive timed runs, per exercise.
             loop = sc.get("loop_ms", 100) / 1000.0
-            delay = 0.0
+            # "second_delay": seconds added to the second timed run of each round, whichever
+            # kernel it is (the kernel's writeback throttling the second 256 MiB output written).
+            self.speed_calls = getattr(self, "speed_calls", 0) + 1
+            delay = sc.get("second_delay", 0.0) if self.speed_calls % 2 == 0 else 0.0
             if not probe:
                 done = self.timed_counts.get(binary, 0)
                 self.timed_counts[binary] = done + 1
                 delays = sc.get("delays", [])
-                delay = delays[done] if done < len(delays) else 0.0
+                delay += delays[done] if done < len(delays) else 0.0
             v = {"item": 0, "ok": True,
                  "timing": "roundtrip_ms=20 loop_ms=%g" % (loop * 1000)}
             return (self.ran(cpu=1.0 if probe else 1.0 + sc.get("host_cpu", 0),
-                             wall=0.5 + loop if probe else
+                             wall=0.5 + loop + delay if probe else
                              0.5 + loop + sc.get("slower_s", 0) + delay), [v], "")
         ok = not (items[0] == "swizzle" and sc.get("two_swizzles"))
         launches = sc.get("launch", "k 4096 0 1024") if items[0].startswith("transpose") else ""
@@ -735,6 +738,11 @@ def dry_gpu_checks(m):
          {"loop_ms": 15, "delays": [0.06]}, full),
         ("a neighbour delays the first two rounds: still full marks",
          {"loop_ms": 15, "delays": [0.3, 0.06, 0, 0]}, full),
+        # The class run on 4 lanes of 4 x H200: 2 of 24 honest answers lost the speed's points.
+        # Each round ran the course's kernel, then the submission: anything the machine does to
+        # the second run of a pair fell on the submission every time, and looked steady.
+        ("the second run of every round 0.3 s late: full marks (the order alternates)",
+         {"loop_ms": 15, "second_delay": 0.3}, full),
         ("a machine too busy for a steady time: the speed 'not graded: retry', never failed",
          {"loop_ms": 15, "delays": [0.3, 0.2, 0.1, 0.4] * 3, "expect_retry": True},
          {"01_rectangular": 33, "02_swizzle": 33, "03_inplace": 28}),

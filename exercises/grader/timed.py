@@ -106,14 +106,21 @@ class TimedMixin:
         for rows, cols in shapes:
             reps = self.reps_for(spec, (rows, cols), shapes[0])
             # Rounds of the course's kernel and the submission's, each pair run together, until
-            # the estimate is steady (timed_estimate). Another process on the device makes a
-            # round say nothing: it is run again (after a pause), then the entries say the GPU
+            # the estimate is steady (timed_estimate). Every other round the submission runs
+            # first: whatever the machine does to the second run of a pair (its output written
+            # right after the first's) falls on both alike. Another process on the device makes
+            # a round say nothing: it is run again (after a pause), then the entries say the GPU
             # was busy. Never a failure for it.
             pairs, tries = [], 0
             while len(pairs) < most and not self.out_of_time(ex):
-                base = self.probe(in_place, rows, cols, spec, self.memory_monitor(), reps)
-                sub = self.timed_run(binary, number, rows, cols, spec, self.memory_monitor(),
-                                     reps)
+                runs_now = [lambda: self.probe(in_place, rows, cols, spec, self.memory_monitor(),
+                                               reps),
+                            lambda: self.timed_run(binary, number, rows, cols, spec,
+                                                   self.memory_monitor(), reps)]
+                if len(pairs) % 2:
+                    sub, base = runs_now[1](), runs_now[0]()
+                else:
+                    base, sub = runs_now[0](), runs_now[1]()
                 if base["busy"] or sub["busy"]:
                     busy = base["busy"] or sub["busy"]
                     tries += 1
