@@ -38,18 +38,22 @@ inline cudaError_t by_copy_engine(void* dst, std::size_t dst_pitch, const void* 
 /// A fault put in on purpose, for the tests only (checks.cmake): the harness must catch each.
 enum class Fault { none, no_pack_wait, no_entry_barrier, no_exit_barrier };
 
+/// When the GPUs wait for each other after each chunk (an all-reduce): beyond two GPUs they drift
+/// out of turn without it (DIRECT.md); on two there is no turn to lose, the waits only cost.
+enum class InStep { beyond_two_gpus, never, always };
+
 /// The streams and events of the direct pipeline, made once per run of the harness.
 class Direct {
  public:
   /// @p mine: how this GPU's own piece moves (the lab tries a copy kernel; default: as the
   /// others). @p in_turn: one stream for the pieces of all other GPUs, one after another (each GPU
   /// starts with the next GPU's), else one stream per GPU, all at once.
-  /// @p in_step (the lab's): in turn, and the GPUs wait for each other after each chunk.
   /// @p pack (the lab's): the stream the packs run on, kept by the caller (default: its own).
   Direct(const Context& c, MovePiece move, bool in_turn, MovePiece mine = nullptr,
-         bool in_step = false, Fault fault = Fault::none, cudaStream_t pack = nullptr)
-      : window_(c), move_(move), mine_(mine ? mine : move), in_turn_(in_turn || in_step),
-        in_step_(in_step), fault_(fault), own_pack_(!pack), pack_(pack), packed_(c.at.chunks) {
+         InStep step = InStep::beyond_two_gpus, Fault fault = Fault::none, cudaStream_t pack = nullptr)
+      : window_(c), move_(move), mine_(mine ? mine : move),
+        in_step_(step == InStep::always || (step == InStep::beyond_two_gpus && c.at.gpus > 2)),
+        in_turn_(in_turn || in_step_), fault_(fault), own_pack_(!pack), pack_(pack), packed_(c.at.chunks) {
     if (!window_.why_not().empty()) return;
     int low = 0, high = 0;
     CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&low, &high));
@@ -111,7 +115,7 @@ class Direct {
           CUDA_CHECK((g == p.me ? mine_ : move_)(dst, pitch, src, width, height, to));
         }
       }
-      if (in_step_) c.barrier(moves_[1]);  // on every GPU, every chunk: the collectives match
+      if (in_step_) c.barrier(moves_[1]);  // every GPU, every chunk, empty or not: in step
     }
     for (std::size_t i = 0; i < moves_.size(); ++i) {
       CUDA_CHECK(cudaEventRecord(done_[i], moves_[i]));
@@ -124,7 +128,7 @@ class Direct {
  private:
   Window window_;
   MovePiece move_, mine_;
-  bool in_turn_, in_step_;
+  bool in_step_, in_turn_;
   Fault fault_;
   bool own_pack_;
   cudaStream_t pack_;
@@ -137,15 +141,16 @@ class Direct {
 inline Method direct(MovePiece move = by_copy_engine, bool in_turn = true,
                      const std::string& id = "direct",
                      const std::string& name = "direct: pieces placed by the copy engines",
-                     MovePiece mine = nullptr, bool in_step = false, Fault fault = Fault::none) {
+                     MovePiece mine = nullptr, InStep step = InStep::beyond_two_gpus,
+                     Fault fault = Fault::none) {
   auto state = std::make_shared<std::unique_ptr<Direct>>();
   Method m;
   m.id = id;
   m.name = name;
   m.chunked = true;
   m.hidden = fault != Fault::none;
-  m.prepare = [state, move, in_turn, mine, in_step, fault](const Context& c) {
-    *state = std::make_unique<Direct>(c, move, in_turn, mine, in_step, fault);
+  m.prepare = [state, move, in_turn, mine, step, fault](const Context& c) {
+    *state = std::make_unique<Direct>(c, move, in_turn, mine, step, fault);
     return (*state)->why_not();
   };
   m.run = [state](const Context& c, cudaStream_t s) { (*state)->run(c, s); };

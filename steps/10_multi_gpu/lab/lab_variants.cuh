@@ -162,7 +162,7 @@ struct DirectOnFewSms {
   GreenStream packs;  // made before, destroyed after the pipeline that uses it
   Direct direct;
   DirectOnFewSms(const Context& c, unsigned sms)
-      : packs(sms), direct(c, by_copy_engine, true, nullptr, false, Fault::none, packs.get()) {}
+      : packs(sms), direct(c, by_copy_engine, true, nullptr, InStep::never, Fault::none, packs.get()) {}
   const std::string& why_not() const { return direct.why_not(); }
 };
 inline Method direct_on_few_sms(unsigned sms) {
@@ -179,22 +179,29 @@ inline std::vector<Method> lab_methods() {
           overlapped<FewCtas<8>>("overlapped-8ctas", "overlapped, NCCL on 8 blocks"),
           overlapped<Registered>("overlapped-registered", "overlapped, buffers registered with NCCL"),
           peer_writes<PeerKernel::along>(),
-          peer_writes<PeerKernel::down>(), peer_writes<PeerKernel::vectors>(), direct(),
-          direct(by_copy_engine, false, "direct-at-once", "direct: copy engines, every GPU's piece at once"),
-          direct(by_copy_kernel, true, "direct-kernel", "direct: pieces placed by a copy kernel"),
+          peer_writes<PeerKernel::down>(), peer_writes<PeerKernel::vectors>(),
+          // The lesson's direct placement is direct-in-step beyond 2 GPUs and direct on 2; the
+          // other variants never wait for each other, so that each changes one thing.
+          direct(by_copy_engine, true, "direct", "direct: pieces placed by the copy engines, in turn",
+                 nullptr, InStep::never),
+          direct(by_copy_engine, false, "direct-at-once", "direct: copy engines, every GPU's piece at once",
+                 nullptr, InStep::never),
+          direct(by_copy_kernel, true, "direct-kernel", "direct: pieces placed by a copy kernel",
+                 nullptr, InStep::never),
           direct(by_copy_engine, true, "direct-in-turn-mine-kernel",
-                 "direct: copy engines in turn, my own piece by a copy kernel", by_copy_kernel),
+                 "direct: copy engines in turn, my own piece by a copy kernel", by_copy_kernel,
+                 InStep::never),
           direct(by_copy_engine, true, "direct-in-step", "direct: in turn, the GPUs in step chunk by chunk",
-                 nullptr, true),
+                 nullptr, InStep::always),
           direct_on_few_sms(24), direct_on_few_sms(32), direct_on_few_sms(48),
           link_copy(false),      link_copy(true),
           // The tests' faults (checks.cmake), run only when --only names them.
           direct(by_copy_engine, true, "fault-pack-wait", "fault: copies not waiting for the pack",
-                 nullptr, false, Fault::no_pack_wait),
+                 nullptr, InStep::never, Fault::no_pack_wait),
           direct(by_copy_engine, true, "fault-entry-barrier", "fault: no entry barrier", nullptr,
-                 false, Fault::no_entry_barrier),
+                 InStep::never, Fault::no_entry_barrier),
           direct(by_copy_engine, true, "fault-exit-barrier", "fault: no exit barrier", nullptr,
-                 false, Fault::no_exit_barrier)};
+                 InStep::never, Fault::no_exit_barrier)};
 }
 
 }  // namespace step10
