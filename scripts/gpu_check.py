@@ -189,7 +189,7 @@ def schedule(parts, ngpus, budget, start, wait, now):
     pending = sorted(parts, key=lambda p: p.seconds if ngpus == 1 else
                      -max(1, p.need(ngpus)) * p.seconds)
     while pending or running:
-        progressed = False
+        progressed, hold = False, None
         for p in list(pending):
             done = [result.get(a, (None,))[0] for a in p.after]
             n = p.need(ngpus)
@@ -202,14 +202,18 @@ def schedule(parts, ngpus, budget, start, wait, now):
                 skip = f"its estimate ({p.seconds:.0f} s) would pass the budget ({budget:.0f} s)"
             elif None in done:
                 continue
-            elif n > len(free):
-                if n > 1:  # the GPUs that free up are held for it: later one-GPU parts would
-                    break  # otherwise take them one at a time and leave it to the very end
+            elif n > len(free) or (hold is not None and now() + p.seconds > hold):
+                if n > len(free) and n > 1 and hold is None:
+                    # The first part of several GPUs that must wait: the GPUs that free up are
+                    # held for it (later one-GPU parts would take them one at a time and leave it
+                    # to the end); a later part starts only where it ends before it can start.
+                    ends = sorted(t0 + q.seconds for gpus, t0, q in running.values() for _ in gpus)
+                    hold = ends[n - len(free) - 1]
                 continue
             else:
                 skip = None
                 gpus, free[:] = free[:n], free[n:]
-                running[p.name] = (gpus, now())
+                running[p.name] = (gpus, now(), p)
                 start(p, gpus, min(p.limit, budget - now()))
             if skip:
                 result[p.name] = ("skipped: " + skip, now(), now(), [])
@@ -221,7 +225,7 @@ def schedule(parts, ngpus, budget, start, wait, now):
             break
         if running and (not progressed or not pending):
             p, status = wait()
-            gpus, t0 = running.pop(p.name)
+            gpus, t0, _ = running.pop(p.name)
             free = sorted(free + gpus)
             result[p.name] = (status, t0, now(), gpus)
     return result
@@ -553,10 +557,12 @@ def self_test():
     # A part of 2 GPUs behind four of one GPU starts on the first two that free up, before the
     # shorter one-GPU parts after it.
     held = [Part("build", "", 0, 10)] + [Part(f"p{i}", "", 1, 100 + 10 * i) for i in range(4)] + \
-        [Part("pair", "", 2, 45)] + [Part(f"s{i}", "", 1, 40) for i in range(6)]
+        [Part("pair", "", 2, 45)] + [Part(f"s{i}", "", 1, 40) for i in range(6)] + \
+        [Part("tiny", "", 1, 5)]
     after_build(held)
     plan_held = simulate(held, 4, 1000)
     check(plan_held["pair"][1] == plan_held["p1"][2], f"the 2-GPU part waited: {plan_held}")
+    check(plan_held["tiny"][1] == plan_held["p0"][2], f"tiny did not fill the wait: {plan_held}")
     check(len(plan["d"][3]) == 4 and len(plan["c"][3]) == 2, "wrong GPU counts")
     check(max(t1 for _, _, t1, _ in plan.values()) <= 300, "the plan passes the budget")
     one = simulate(parts, 1, 300)
