@@ -352,6 +352,17 @@ def unit_checks():
         check("limits: a cgroup per grading with its memory and process limits; without the "
               "controllers the report says why", ok and "no cgroup for this grading" in bare
               and "no memory and pids controllers" in bare, "%s / %s" % (note, bare))
+    with tempfile.TemporaryDirectory() as tmp:
+        class Runs(runs.RunMixin):
+            private = Path(tmp)
+        r = Runs()
+        ram, shm = r.data_dir(True), os.statvfs("/dev/shm") if os.path.isdir("/dev/shm") else None
+        roomy = shm is not None and shm.f_bavail * shm.f_frsize >= 4 << 30
+        check("a timed run's output goes to memory (/dev/shm) where it has room, other runs' to "
+              "the stage", r.data_dir(False) == Path(tmp) and ram.is_dir() and
+              (str(ram).startswith("/dev/shm/") if roomy else ram == Path(tmp)), str(ram))
+        if ram != Path(tmp):
+            shutil.rmtree(ram, ignore_errors=True)
     out += sandbox_checks()
     out += dry_gpu_checks(m)
     out += probe_checks(m)
