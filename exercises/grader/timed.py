@@ -113,14 +113,16 @@ class TimedMixin:
             # was busy. Never a failure for it.
             pairs, tries = [], 0
             while len(pairs) < most and not self.out_of_time(ex):
-                runs_now = [lambda: self.probe(in_place, rows, cols, spec, self.memory_monitor(),
-                                               reps),
-                            lambda: self.timed_run(binary, number, rows, cols, spec,
-                                                   self.memory_monitor(), reps)]
+                def course():
+                    return self.probe(in_place, rows, cols, spec, self.memory_monitor(), reps)
+
+                def theirs():
+                    return self.timed_run(binary, number, rows, cols, spec, self.memory_monitor(),
+                                          reps)
                 if len(pairs) % 2:
-                    sub, base = runs_now[1](), runs_now[0]()
+                    sub, base = theirs(), course()
                 else:
-                    base, sub = runs_now[0](), runs_now[1]()
+                    base, sub = course(), theirs()
                 if base["busy"] or sub["busy"]:
                     busy = base["busy"] or sub["busy"]
                     tries += 1
