@@ -554,6 +554,10 @@ def self_test():
     check(all(plan[n][0] == "passed" for n in "abcdgh"), f"plan: {plan}")
     check(all(plan[n][1] >= plan["build"][2] for n in "abcdg"), "a part began before the build")
     check(plan["h"][1] >= plan["g"][2], "h began before g ended")
+    check(len(plan["d"][3]) == 4 and len(plan["c"][3]) == 2, "wrong GPU counts")
+    check(max(t1 for _, _, t1, _ in plan.values()) <= 300, "the plan passes the budget")
+    one = simulate(parts, 1, 300)
+    check(not overlaps(one) and one["c"][0].startswith("skipped: needs 2"), f"one GPU: {one}")
     # A part of 2 GPUs behind four of one GPU starts on the first two that free up, before the
     # shorter one-GPU parts after it.
     held = [Part("build", "", 0, 10)] + [Part(f"p{i}", "", 1, 100 + 10 * i) for i in range(4)] + \
@@ -563,10 +567,6 @@ def self_test():
     plan_held = simulate(held, 4, 1000)
     check(plan_held["pair"][1] == plan_held["p1"][2], f"the 2-GPU part waited: {plan_held}")
     check(plan_held["tiny"][1] == plan_held["p0"][2], f"tiny did not fill the wait: {plan_held}")
-    check(len(plan["d"][3]) == 4 and len(plan["c"][3]) == 2, "wrong GPU counts")
-    check(max(t1 for _, _, t1, _ in plan.values()) <= 300, "the plan passes the budget")
-    one = simulate(parts, 1, 300)
-    check(not overlaps(one) and one["c"][0].startswith("skipped: needs 2"), f"one GPU: {one}")
 
     # 2. The runner, on 2 made-up GPUs: a pass, a failure, a part past its limit, a part that
     #    comes after the failure, a part too long for the budget; then the summary.

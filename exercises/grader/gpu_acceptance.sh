@@ -122,7 +122,7 @@ print("%s: %d submissions in %d s on %s: %.1f s each (a grading's median %.1f s)
           name, len(rows), secs, ", ".join(summ.get("lanes", [])), secs / max(1, len(rows)),
           median, agree, len(rows), len(full), len(answers), busy or "none",
           "OK" if ok else "NOT OK (exit %s)" % rc))
-lost and print("\n".join(lost))  # what an answer lost points on: the entry and its report's first lines
+lost and print("\n".join(lost))  # what an answer lost points on: the entry and its report
 new = not os.path.exists(table)
 with open(table, "a") as f:
     if new:

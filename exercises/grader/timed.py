@@ -105,6 +105,12 @@ class TimedMixin:
         runs, busy = [], ""
         for rows, cols in shapes:
             reps = self.reps_for(spec, (rows, cols), shapes[0])
+
+            def course():
+                return self.probe(in_place, rows, cols, spec, self.memory_monitor(), reps)
+
+            def theirs():
+                return self.timed_run(binary, number, rows, cols, spec, self.memory_monitor(), reps)
             # Rounds of the course's kernel and the submission's, each pair run together, until
             # the estimate is steady (timed_estimate). Every other round the submission runs
             # first: whatever the machine does to the second run of a pair (its output written
@@ -113,12 +119,6 @@ class TimedMixin:
             # was busy. Never a failure for it.
             pairs, tries = [], 0
             while len(pairs) < most and not self.out_of_time(ex):
-                def course():
-                    return self.probe(in_place, rows, cols, spec, self.memory_monitor(), reps)
-
-                def theirs():
-                    return self.timed_run(binary, number, rows, cols, spec, self.memory_monitor(),
-                                          reps)
                 if len(pairs) % 2:
                     sub, base = theirs(), course()
                 else:

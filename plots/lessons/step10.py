@@ -2,9 +2,9 @@
 NCCL's all-to-all of the same bytes, on the problems of 2 GiB a GPU and more: the lesson's direct
 placement and pipeline, the lab's peer writes, NCCL's all-to-all on symmetric windows (its best
 form) and PyTorch's fastest program, symmetric memory included (against the plain all-to-all of
-step 10's run of the same problem). A tick marks the bound on the same scale. Whiskers: the slowest to the fastest
-run. Each figure's rows are those of the device that measured step 10 on that many GPUs (its
-marker says which).
+step 10's run of the same problem). A tick marks the bound on the same scale. Whiskers: the
+slowest to the fastest run. Each figure's rows are those of the device that measured step 10 on
+that many GPUs (its marker says which).
 """
 
 from plotting import save, step_color, subplots
@@ -13,7 +13,8 @@ from rows import select
 PROBLEMS = [("f32", (32768, 32768), "float32\n32768²"), ("f32", (65536, 16384), "float32\n65536 x 16384"),
             ("i8", (65536, 65536), "int8\n65536²"), ("f64", (32768, 16384), "float64\n32768 x 16384")]
 # (label, colour, step, ids): a bar is the fastest of its ids on that problem.
-METHODS = [("direct (part 2; beyond 2 GPUs in step)", step_color("step10"), "step10", ("direct",)),
+METHODS = [("direct (part 2; beyond 2 GPUs in step)", step_color("step10"), "step10",
+            ("direct",)),
            ("pipeline (part 1)", "0.55", "step10", ("overlapped",)),
            ("peer writes (lab)", "tab:green", "step10-lab", ("peer", "peer-down")),
            ("NCCL's all-to-all, symmetric windows", "tab:purple", "step10",
@@ -81,8 +82,8 @@ def draw(data, path, g):
             runs = [m.median_ms for m in getattr(r, "members", [r])]
             pct = 100 * a2a.median_ms / r.median_ms
             lo, hi = 100 * a2a.median_ms / max(runs), 100 * a2a.median_ms / min(runs)
-            ax.bar(x + (i - (len(METHODS) - 1) / 2) * width, pct, width, color=color, label=name if x == 0 else None,
-                   yerr=[[pct - lo], [hi - pct]], capsize=2)
+            ax.bar(x + (i - (len(METHODS) - 1) / 2) * width, pct, width, color=color,
+                   label=name if x == 0 else None, yerr=[[pct - lo], [hi - pct]], capsize=2)
             shown.append(r)
         if a2a.pct_peak > 0:  # the bound on the same scale: 100 x a2a / bound
             bound = 100 * 100 / a2a.pct_peak
@@ -101,7 +102,8 @@ def figures(data):
     return [("step10_methods",
              "Step 10 on 2 GPUs: the direct placement, the pipeline, the lab's peer writes, NCCL's "
              "best form and PyTorch's fastest program as % of NCCL's all-to-all of the same "
-             "bytes, with the bound, on the problems of 2 GiB a GPU and more", rows_drawn(data, 2), lambda path: draw(data, path, 2)),
+             "bytes, with the bound, on the problems of 2 GiB a GPU and more", rows_drawn(data, 2),
+             lambda path: draw(data, path, 2)),
             ("step10_four_gpus",
              "Step 10 on 4 GPUs: the direct placement, the pipeline, the lab's peer writes, NCCL's "
              "best form and PyTorch's fastest program as % of NCCL's all-to-all of the same "
