@@ -45,8 +45,6 @@ def picked(data, g, type_, shape):
     a2a = one(data, "step10", "a2a" + on, type_, shape)
     rows = {}
     for label, _, step, ids in METHODS:
-        if ids == ("direct",) and g > 2:  # beyond 2 GPUs the lesson waits in step: the lab's
-            step, ids = "step10-lab", ("direct-in-step",)  # run of the same code
         found = [r for r in (one(data, step, kid + on, type_, shape) for kid in ids) if r]
         if found:
             rows[label] = min(found, key=lambda r: r.median_ms)

@@ -2,7 +2,8 @@
 """The summary of a step 10 GPU run (make gpu-check's bench-10 parts): per number of GPUs, element
 type and shape, the medians over the separate runs (min-max) of NCCL's all-to-all, the lesson's
 methods, its lab's and PyTorch's programs; then the step's and the lab's best against the best
-NCCL copy (the all-to-alls, plain and on symmetric windows) and the best PyTorch program.
+copy of the same bytes (NCCL's all-to-alls, plain and on symmetric windows, and the lab's link
+copies) and the best PyTorch program.
 
     python3 steps/10_multi_gpu/summary.py OUT/bench.csv [OUT/peers.csv ...]
 """
@@ -67,7 +68,7 @@ def main(paths):
             ms, kid = best[mine]
             line = f"  {mine}'s best, {kid}:"
             if "reference" in best:
-                line += f" {100 * best['reference'][0] / ms:.1f}% of the best NCCL copy ({best['reference'][1]});"
+                line += f" {100 * best['reference'][0] / ms:.1f}% of the best copy ({best['reference'][1]});"
             if "pytorch" in best:
                 line += f" {best['pytorch'][0] / ms:.2f}x PyTorch's best ({best['pytorch'][1]})"
             print(line.rstrip(";"))
