@@ -290,13 +290,39 @@ class RunMixin:
                                    self.box.mount_point("data", data)]
             if handshake:
                 argv.append("{ready}")
+            before = self.device_processes()
             ran = self.boxed(argv, timeout, log, ro=[self.build / "bin"], files=files,
                              as_root=as_root, handshake=handshake, monitor=monitor)
+            if ran.timed_out or ran.signal_no:
+                self.settle(before)
             verdicts, note = self.judge(number, plan, data, key)
         finally:
             for p in (plan, data, log):
                 p.unlink(missing_ok=True)
         return ran, verdicts, note
+
+    def device_processes(self):
+        """The PIDs on the grading's GPU, from NVML (None: no GPU, or NVML cannot say)."""
+        if not self.gpu or self.memory_monitor() is None:
+            return None
+        procs = self.nvml.processes()
+        return None if procs is None else set(procs)
+
+    def settle(self, before, limit_s=20.0):
+        """After a run that was killed: its GPU context can outlive its processes while the
+        driver stops a kernel that never returns, and a run started meanwhile waits for it and
+        loses its own time. So wait (at most @p limit_s) until the device holds no process that
+        was not there before the killed run began."""
+        if before is None:
+            return
+        end = time.monotonic() + limit_s
+        while time.monotonic() < end:
+            now = self.device_processes()
+            if now is None or now <= before:
+                return
+            time.sleep(0.05)
+        self.r.notes.append("A stopped run still held the GPU %g s after it was killed; the "
+                            "next runs shared the GPU with it." % limit_s)
 
     def data_dir(self, timed):
         """Where a run's output goes. A timed run writes hundreds of MiB after its loop, inside

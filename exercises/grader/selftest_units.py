@@ -363,6 +363,21 @@ def unit_checks():
               (str(ram).startswith("/dev/shm/") if roomy else ram == Path(tmp)), str(ram))
         if ram != Path(tmp):
             shutil.rmtree(ram, ignore_errors=True)
+
+    class Settling(runs.RunMixin):  # a killed run's process leaves the device on the 3rd look
+        def __init__(self, lingers):
+            self.gpu, self.looks, self.lingers, self.r = True, 0, lingers, results.Results()
+
+        def device_processes(self):
+            self.looks += 1
+            return {1} | ({2} if self.looks <= self.lingers else set())
+    s, t0 = Settling(3), time.monotonic()
+    s.settle({1})
+    late, t1 = Settling(10 ** 6), time.monotonic()
+    late.settle({1}, limit_s=0.2)
+    check("after a killed run the next waits until the GPU no longer holds the killed run, at most "
+          "its limit, and says so past it", s.looks == 4 and not s.r.notes and
+          time.monotonic() - t1 < 1 and late.r.notes and t1 - t0 < 1, "%d looks" % s.looks)
     out += sandbox_checks()
     out += dry_gpu_checks(m)
     out += probe_checks(m)
