@@ -34,6 +34,8 @@ FLAG_OUTCOMES = {"grader_error": "grader error", "grader_refused": "grader refus
 FLAG_TEXTS = {"done on the host": "host work", "second buffer": "second buffer",
               "the GPU was busy": "GPU busy",
               "does not use the unpadded, swizzled tile": "wrong technique"}
+# Why an entry a busy machine left not graded begins: a grading to do again, never a lost point.
+RETRY_REASONS = ("retry", "the GPU was busy")
 
 
 def course_version():
@@ -93,6 +95,18 @@ def run_grader(cmd, timeout, env, log):
         return "failed", "grade.py exited with %d: %s" % (ran.rc,
                                                           " ".join(ran.output.split())[-300:])
     return "graded", ""
+
+
+def disturbed(folder):
+    """Whether @p folder's results.json has an entry left not graded because the machine was
+    busy (its timed runs varied too much, or another process used the GPU)."""
+    try:
+        doc = json.loads((folder / "results.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return any(t["extra_data"]["outcome"] == "not_graded" and
+               (t["extra_data"].get("reason") or "").startswith(RETRY_REASONS)
+               for t in doc["tests"])
 
 
 def csv_safe(value):
@@ -168,12 +182,17 @@ class Progress:
             self.stream.write(line + ("\n" if not self.stream.isatty() else ""))
             self.stream.flush()
 
+    def note(self, text):
+        """A line of its own between the progress lines."""
+        with self.lock:
+            self.stream.write(("\n" if self.stream.isatty() else "") + text + "\n")
+
     def close(self):
         if self.stream.isatty():
             self.stream.write("\n")
 
 
-def summarize(rows, manifest, out, seconds, lanes, ungraded):
+def summarize(rows, manifest, out, seconds, lanes, ungraded, passes, still):
     top = sum(sum(e["points"] for e in ex["entries"]) +
               (ex.get("sanitizer") or {}).get("points", 0) for ex in manifest["exercises"])
     totals = [float(r["total"]) for r in rows if r["total"] != ""]
@@ -191,7 +210,8 @@ def summarize(rows, manifest, out, seconds, lanes, ungraded):
            "mean": round(sum(totals) / len(totals), 2) if totals else None,
            "flagged": [{"student": s, "flags": f} for s, f in flagged],
            "not_graded": [{"student": s, "status": st, "why": w} for s, st, w in failed],
-           "ungraded_entries": [{"student": s, "entry": n, "why": w} for s, n, w in ungraded]}
+           "ungraded_entries": [{"student": s, "entry": n, "why": w} for s, n, w in ungraded],
+           "regraded": {"passes": passes, "still_not_graded": still}}
     (out / "summary.json").write_text(json.dumps(doc, indent=1) + "\n")
     resumed = sum(r["status"] == "resumed" for r in rows)
     lines = ["%d submissions, %d with a report (%d resumed from an earlier run), in %.0f s (%.1f s "
@@ -211,6 +231,11 @@ def summarize(rows, manifest, out, seconds, lanes, ungraded):
     lines.append("entries not graded (%d), by why:" % len(ungraded))
     lines += ["  %s: %d submissions" % (w, len(s)) for w, s in sorted(reasons.items())] or \
         ["  none"]
+    # Each pass grades again some of the previous one's: the first counts every one.
+    lines.append("regraded for a disturbed timing: %d submissions (%s); still not graded: %s" % (
+        passes[0] if passes else 0,
+        ", ".join("pass %d: %d" % (i + 1, k) for i, k in enumerate(passes)) or "no pass",
+        ", ".join(still) or "none"))
     (out / "summary.txt").write_text("\n".join(lines) + "\n")
     return "\n".join(lines)
 
@@ -235,6 +260,10 @@ def parse_args(argv):
     ap.add_argument("--no-resume", action="store_true", help="grade every submission again")
     ap.add_argument("--grade-arg", action="append", default=[],
                     help="one more argument for grade.py (repeatable), e.g. --grade-arg=--no-gpu")
+    ap.add_argument("--retries", type=int, default=2,
+                    help="passes at the end that grade again each submission with an entry not "
+                         "graded because the machine was busy (a disturbed timing, another "
+                         "process on the GPU); 0: none (default 2)")
     ap.add_argument("--quiet", action="store_true", help="no summary on the terminal")
     ap.add_argument("--grader", default=str(GRADER_DIR / "grade.py"), help=argparse.SUPPRESS)
     return ap.parse_args(argv)
@@ -294,6 +323,32 @@ def main(argv=None):
     work = queue.Queue()
     for n in todo:
         work.put(n)
+    retried = {}  # student: how many times graded again for a disturbed timing
+
+    def grade_one(n, label, device, stage, env):
+        dest = out / "students" / n
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / "meta.json").unlink(missing_ok=True)
+        cmd = [sys.executable, args.grader, "--submission", str(root / n),
+               "--out", str(dest), "--stage", str(stage / "stage"), "--jobs", str(jobs),
+               "--build-arch", args.build_arch]
+        if hidden:
+            cmd += ["--hidden", hidden]
+        if device is None and "--no-gpu" not in args.grade_arg:
+            cmd.append("--no-gpu")  # a CPU lane: grade.py would otherwise find the GPUs
+        cmd += args.grade_arg
+        start = time.monotonic()
+        # grade.py's output is the report: its table, or why it failed.
+        status, why = run_grader(cmd, timeout, env, dest / "report.txt")
+        if status == "graded" and not (dest / "results.json").is_file():
+            status, why = "failed", "no results.json"
+        (dest / "meta.json").write_text(json.dumps({
+            "hash": hashes[n], "course": version, "options": options,
+            "status": status, "why": why,
+            "lane": label, "device": device or "none",
+            "seconds": round(time.monotonic() - start, 1), "retried": retried.get(n, 0)}) + "\n")
+        rows[n] = (status, why)
+        progress.step(status, n)
 
     def lane(label, device):
         stage = stage_root / label
@@ -306,42 +361,39 @@ def main(argv=None):
                 n = work.get_nowait()
             except queue.Empty:
                 return
-            dest = out / "students" / n
-            dest.mkdir(parents=True, exist_ok=True)
-            (dest / "meta.json").unlink(missing_ok=True)
-            cmd = [sys.executable, args.grader, "--submission", str(root / n),
-                   "--out", str(dest), "--stage", str(stage / "stage"), "--jobs", str(jobs),
-                   "--build-arch", args.build_arch]
-            if hidden:
-                cmd += ["--hidden", hidden]
-            if device is None and "--no-gpu" not in args.grade_arg:
-                cmd.append("--no-gpu")  # a CPU lane: grade.py would otherwise find the GPUs
-            cmd += args.grade_arg
-            start = time.monotonic()
-            # grade.py's output is the report: its table, or why it failed.
-            status, why = run_grader(cmd, timeout, env, dest / "report.txt")
-            if status == "graded" and not (dest / "results.json").is_file():
-                status, why = "failed", "no results.json"
-            (dest / "meta.json").write_text(json.dumps({
-                "hash": hashes[n], "course": version, "options": options,
-                "status": status, "why": why,
-                "lane": label, "device": device or "none",
-                "seconds": round(time.monotonic() - start, 1)}) + "\n")
-            rows[n] = (status, why)
-            progress.step(status, n)
+            grade_one(n, label, device, stage, env)
+
+    def run_lanes():
+        threads = [threading.Thread(target=lane, args=lane_of, daemon=True) for lane_of in lanes]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
 
     start = time.monotonic()
-    threads = [threading.Thread(target=lane, args=lane_of, daemon=True) for lane_of in lanes]
+    passes = []  # how many submissions each retry pass graded again
     # Ctrl-C, a kill or a hang-up of the class command ends its gradings, then the command.
     def stop(signum, frame):
         raise KeyboardInterrupt
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, stop)
     try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_lanes()
+        # A report with an entry a busy machine left not graded is graded again, whole, once every
+        # lane is done: each pass grades fewer, so the machine is quieter. The last report is kept.
+        for p in range(1, args.retries + 1):
+            again = [n for n in names if rows[n][0] in ("graded", "resumed") and
+                     disturbed(out / "students" / n)]
+            if not again:
+                break
+            passes.append(len(again))
+            progress.total += len(again)
+            progress.note("retry pass %d: %d submissions whose timed runs were disturbed" % (
+                p, len(again)))
+            for n in again:
+                retried[n] = p
+                work.put(n)
+            run_lanes()
     except KeyboardInterrupt:
         while not work.empty():
             try:
@@ -353,7 +405,7 @@ def main(argv=None):
         print("grade-class: stopped; %d running gradings ended, the reports written so far are "
               "kept in %s" % (ended, out), file=sys.stderr)
         return 130
-    # Identical submissions: the first one's report, flagged.
+    # Identical submissions: the first one's report (after the retry passes), flagged.
     for n in names:
         if rows.get(n, ("",))[0] == "identical":
             src, dest = out / "students" / rows[n][1], out / "students" / n
@@ -370,7 +422,7 @@ def main(argv=None):
     progress.close()
     seconds = time.monotonic() - start
 
-    book, ungraded = [], []
+    book, ungraded, still = [], [], []
     for n in names:
         status, why = rows[n]
         flags = []
@@ -390,6 +442,8 @@ def main(argv=None):
             ungraded += [(n, t["name"], t["extra_data"].get("reason") or
                           t["output"].split("\n")[0][:120])
                          for t in doc["tests"] if t["extra_data"]["outcome"] == "not_graded"]
+            if disturbed(f.parent):
+                still.append(n)
         book.append(row_of(n, doc, manifest, status, why, flags))
     fields = ["student"] + [ex["id"] for ex in manifest["exercises"]] + \
         ["hidden", "total", "max", "ungraded_points", "flags", "status", "why"]
@@ -398,7 +452,7 @@ def main(argv=None):
         w.writeheader()
         w.writerows({k: csv_safe(v) for k, v in row.items()} for row in book)
     text = summarize(book, manifest, out, seconds,
-                     ["%s (%s)" % (l, d or "no GPU") for l, d in lanes], ungraded)
+                     ["%s (%s)" % (l, d or "no GPU") for l, d in lanes], ungraded, passes, still)
     if not args.quiet:
         print(text)
         print("gradebook: %s" % (out / "gradebook.csv"))

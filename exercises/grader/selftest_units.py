@@ -382,13 +382,16 @@ def unit_checks():
     out += dry_gpu_checks(m)
     out += probe_checks(m)
     out += class_command_checks()
+    out += class_retry_checks()
     return out
 
 
 FAKE_GRADER = r'''#!/usr/bin/env python3
-# A stand-in for grade.py in the class command's unit checks: one entry per exercise, at once,
-# or a grading that never ends when the submission's rectangular.cu says "sleep".
-import json, os, sys, time
+# A stand-in for grade.py in the class command's unit checks: one entry per exercise and a timed
+# one, at once, or a grading that never ends when the submission's rectangular.cu says "sleep".
+# "disturbed N" ("busy N") in it: its first N gradings leave the timed entry not graded, as a busy
+# machine does (gradings counted in the student's out folder).
+import json, os, re, sys, time
 sys.path.insert(0, %(grader_dir)r)
 sys.dont_write_bytecode = True
 from grade import die_with_parent
@@ -409,7 +412,21 @@ if os.path.isfile(src) and "sleep" in open(src).read():
 tests = [{"name": ex, "score": 1, "max_score": 2, "status": "passed", "output": "",
           "extra_data": {"exercise": ex, "kind": "test", "outcome": "passed"}}
          for ex in ("01_rectangular", "02_swizzle", "03_inplace")]
-json.dump({"score": 3, "tests": tests, "extra_data": {"max_score": 6, "not_graded": 0}},
+speed = {"name": "speed", "score": 1, "max_score": 1, "status": "passed", "output": "",
+         "extra_data": {"exercise": "01_rectangular", "kind": "timed", "outcome": "passed"}}
+m = re.search(r"(disturbed|busy) (\d+)", open(src).read() if os.path.isfile(src) else "")
+calls = os.path.join(out, "calls")
+n = int(open(calls).read()) + 1 if os.path.isfile(calls) else 1
+open(calls, "w").write(str(n))
+if m and n <= int(m.group(2)):
+    why = {"disturbed": "retry: the timed runs on 64 x 64 varied more than the verdict can bear "
+                        "(the machine was busy); grade this exercise again",
+           "busy": "the GPU was busy: pid 1 (run again 3 times); grade it when the GPU is free"}
+    speed.update(score=0, status="failed", output="not graded: " + why[m.group(1)])
+    speed["extra_data"].update(outcome="not_graded", reason=why[m.group(1)])
+tests.append(speed)
+json.dump({"score": sum(t["score"] for t in tests), "tests": tests,
+           "extra_data": {"max_score": 7, "not_graded": 1 - speed["score"]}},
           open(os.path.join(out, "results.json"), "w"))
 '''
 
@@ -503,6 +520,58 @@ def class_command_checks():
                         "grading pid %s still running: %s, exit code %s" % (child, alive, rc)))
             if alive:
                 os.kill(child, signal.SIGKILL)
+    return out
+
+
+def class_retry_checks():
+    """The class command's retry passes, with the stand-in grader (seconds): a report with an
+    entry a busy machine left not graded is graded again at the end, the last report kept."""
+    out = []
+    with tempfile.TemporaryDirectory(prefix="grader-class-retry-") as tmp:
+        tmp = Path(tmp)
+        fake = tmp / "fake_grade.py"
+        fake.write_text(FAKE_GRADER % {"grader_dir": str(GRADER_DIR)})
+        subs = tmp / "subs"
+        # alice: disturbed once; alice2: her copy; carol: the GPU always busy; bob: never.
+        for name, text in (("alice", "disturbed 1"), ("alice2", "disturbed 1"),
+                           ("bob", "quiet"), ("carol", "busy 9")):
+            (subs / name / "01_rectangular").mkdir(parents=True)
+            (subs / name / "01_rectangular" / "rectangular.cu").write_text(text)
+
+        def run_class(res, *extra):
+            r = subprocess.run([sys.executable, str(GRADER_DIR / "grade_class.py"),
+                                "--submissions", str(subs), "--out", str(res), "--gpus", "none",
+                                "--cpu-lanes", "2", "--quiet", "--grader", str(fake)] +
+                               list(extra), capture_output=True, text=True, timeout=120)
+            if r.returncode != 0:  # an option it does not know, say
+                return r, {}, {}, ""
+            with open(res / "gradebook.csv", newline="") as f:
+                book = {r["student"]: r for r in csv.DictReader(f)}
+            meta = {n: json.loads((res / "students" / n / "meta.json").read_text())
+                    for n in book}
+            return r, book, meta, (res / "summary.txt").read_text()
+
+        r, book, meta, summary = run_class(tmp / "out")
+        cells = {n: (row["total"], row["ungraded_points"]) for n, row in book.items()}
+        out.append(("class command: a grading whose timed runs were disturbed is graded again at "
+                    "the end (its copy takes the new report): full points, meta.json's retried",
+                    cells == {"alice": ("4", "0"), "alice2": ("4", "0"), "bob": ("4", "0"),
+                              "carol": ("3", "1")} and
+                    [meta[n].get("retried") for n in ("alice", "alice2", "bob")] == [1, 1, 0] and
+                    meta["alice2"].get("identical_to") == "alice",
+                    "rows %s, meta %s, %s" % (cells, meta, r.stderr[-300:])))
+        out.append(("class command: at most --retries passes (default 2), shown and summed up; "
+                    "what is left is listed as not graded",
+                    meta.get("carol", {}).get("retried") == 2 and
+                    "retry pass 2: 1 submissions" in r.stderr and
+                    "regraded for a disturbed timing: 2 submissions (pass 1: 2, pass 2: 1); "
+                    "still not graded: carol" in summary, summary[-300:] + r.stderr[-300:]))
+        r, book, meta, summary = run_class(tmp / "out0", "--retries", "0")
+        out.append(("class command: --retries 0 grades nothing again (the entry stays not graded)",
+                    book.get("alice", {}).get("ungraded_points") == "1" and
+                    meta["alice"].get("retried") == 0 and "retry pass" not in r.stderr and
+                    "still not graded: alice, alice2, carol" in summary,
+                    "%s %s" % (book.get("alice"), r.stderr[-300:])))
     return out
 
 
