@@ -117,10 +117,14 @@ seconds = [json.loads((out / "students" / r["student"] / "meta.json").read_text(
 graded = sorted(s for s in seconds if s)
 median = graded[len(graded) // 2] if graded else 0
 ok = rc == "0" and len(rows) >= 30 and agree == len(rows) and len(full) == len(answers) and not busy
+again = summ.get("regraded", {})
 print("%s: %d submissions in %d s on %s: %.1f s each (a grading's median %.1f s); gradebook agrees "
-      "with %d/%d reports; exercise 3 at 27/27 for %d/%d answers; GPU busy: %s; %s" % (
+      "with %d/%d reports; exercise 3 at 27/27 for %d/%d answers; GPU busy: %s; regraded for a "
+      "disturbed timing: %s, still not graded: %s; %s" % (
           name, len(rows), secs, ", ".join(summ.get("lanes", [])), secs / max(1, len(rows)),
           median, agree, len(rows), len(full), len(answers), busy or "none",
+          " + ".join(map(str, again.get("passes", []))) or "none",
+          ", ".join(again.get("still_not_graded", [])) or "none",
           "OK" if ok else "NOT OK (exit %s)" % rc))
 lost and print("\n".join(lost))  # what an answer lost points on: the entry and its report
 new = not os.path.exists(table)
