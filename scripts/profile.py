@@ -241,6 +241,8 @@ def selected(facts, shapes=None, types=None, only=None):
     by `only`; None for every kernel)."""
     out = []
     for group in facts.profile:
+        if group.ids and only and not set(group.ids) & only:
+            continue  # --ids names none of this group's kernels
         ids = set(group.ids) & only if group.ids and only else set(group.ids) or only
         for run_argv, shape, type_, _ in group.problems():
             if (shapes is None or shape in shapes) and (types is None or type_ in types):

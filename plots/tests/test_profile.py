@@ -101,9 +101,11 @@ class Selection(unittest.TestCase):
                 profile.selected(self.facts, **kw)]
 
     def test_a_shape_in_two_groups_is_profiled_in_both(self):
-        # 16384 x 16384 is the double group's (every kernel) and the int8 one's (two kernels).
+        # 16384 x 16384 is the double group's (every kernel), the int8 one's (two kernels) and
+        # the launcher's stall group's (bytes and halves).
         self.assertEqual(self.picked(shapes={(16384, 16384)}),
-                         [("f64", None), ("i8", ["scalar-cut", "vec-128x128"])])
+                         [("f64", None), ("i8", ["scalar-cut", "vec-128x128"]), ("i8", ["auto"]),
+                          ("f16", ["auto"])])
 
     def test_types_keep_the_group_whose_kernel_ids_name(self):
         # --ids vec-128x128 alone would ask the double group for an int8 kernel it never runs.
