@@ -97,16 +97,20 @@ def run_grader(cmd, timeout, env, log):
     return "graded", ""
 
 
-def disturbed(folder):
-    """Whether @p folder's results.json has an entry left not graded because the machine was
-    busy (its timed runs varied too much, or another process used the GPU)."""
+def report_of(folder):
+    """@p folder's results.json, parsed (None: none, or not JSON)."""
     try:
-        doc = json.loads((folder / "results.json").read_text())
+        return json.loads((folder / "results.json").read_text())
     except (OSError, ValueError):
-        return False
-    return any(t["extra_data"]["outcome"] == "not_graded" and
-               (t["extra_data"].get("reason") or "").startswith(RETRY_REASONS)
-               for t in doc["tests"])
+        return None
+
+
+def disturbed(doc):
+    """Whether the report @p doc has an entry left not graded because the machine was busy (its
+    timed runs varied too much, or another process used the GPU)."""
+    return doc is not None and any(
+        t["extra_data"]["outcome"] == "not_graded" and
+        (t["extra_data"].get("reason") or "").startswith(RETRY_REASONS) for t in doc["tests"])
 
 
 def csv_safe(value):
@@ -383,7 +387,7 @@ def main(argv=None):
         # lane is done: each pass grades fewer, so the machine is quieter. The last report is kept.
         for p in range(1, args.retries + 1):
             again = [n for n in names if rows[n][0] in ("graded", "resumed") and
-                     disturbed(out / "students" / n)]
+                     disturbed(report_of(out / "students" / n))]
             if not again:
                 break
             passes.append(len(again))
@@ -442,7 +446,7 @@ def main(argv=None):
             ungraded += [(n, t["name"], t["extra_data"].get("reason") or
                           t["output"].split("\n")[0][:120])
                          for t in doc["tests"] if t["extra_data"]["outcome"] == "not_graded"]
-            if disturbed(f.parent):
+            if disturbed(doc):
                 still.append(n)
         book.append(row_of(n, doc, manifest, status, why, flags))
     fields = ["student"] + [ex["id"] for ex in manifest["exercises"]] + \
