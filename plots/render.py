@@ -287,6 +287,9 @@ def metric_column(metric, unit):
         return label, 1e-6  # counts in millions
     if label:
         return label, 1.0
+    stall = re.fullmatch(r"smsp__average_warps_issue_stalled_(\w+)_per_issue_active\.ratio", metric)
+    if stall:  # warps waiting for that reason per instruction issued
+        return "stalled: " + stall.group(1).replace("_", " "), 1.0
     return (f"{metric} ({unit})" if unit else metric), 1.0
 
 
