@@ -6,8 +6,9 @@
 #   same      check_on_gpu.sh 1 while gpu_load runs on the SAME GPU
 #   class1    a generated class of 30 (selftest_class.py) on the first GPU (exercise 3, no sanitizers)
 #   classall  the same class on every GPU (one lane per GPU)
+#   limits    a grading's cgroup against a fork hog and 75 GiB in five processes (limits.py)
 #
-#   bash exercises/grader/gpu_acceptance.sh [all|alone|other|same|class1|classall ...]
+#   bash exercises/grader/gpu_acceptance.sh [all|alone|other|same|class1|classall|limits ...]
 #
 # alone, other and same take one part of check_on_gpu.sh after a colon (alone:1, other:3). Writes
 # into $OUT (default build-grade/acceptance) summary.txt, each check part's log, class.csv and each
@@ -21,13 +22,13 @@ mkdir -p "$out" build-grade
 budget=${BUDGET_S:-540}
 start=$(date +%s)
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] || [ "${parts[0]}" = all ] && parts=(alone other same class1 classall)
+[ ${#parts[@]} -eq 0 ] || [ "${parts[0]}" = all ] && parts=(alone other same class1 classall limits)
 summary="$out/summary.txt"
 : > "$summary"
 say() { echo "$*" | tee -a "$summary"; }
 failed=0
 # A rough time per part on a 16-core machine, to skip what would not fit.
-declare -A need=([alone]=480 [other]=480 [same]=120 [class1]=420 [classall]=330)
+declare -A need=([alone]=480 [other]=480 [same]=120 [class1]=420 [classall]=330 [limits]=60)
 
 mapfile -t uuids < <(nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null)
 say "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1), ${#uuids[@]} GPUs, $(nproc) cores"
@@ -159,7 +160,9 @@ for spec in "${parts[@]}"; do
     classall)
       if [ ${#uuids[@]} -lt 2 ]; then say "classall: skipped, one GPU only (class1 is the same)"; continue; fi
       class_run classall auto ;;
-    *) say "unknown part $part (alone, other, same, class1, classall, all)"; failed=1 ;;
+    limits) python3 exercises/grader/limits.py --measure 2>&1 | tee -a "$summary"
+      [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1 ;;
+    *) say "unknown part $part (alone, other, same, class1, classall, limits, all)"; failed=1 ;;
   esac
 done
 say "== total $(( $(date +%s) - start )) s; $([ $failed -eq 0 ] && echo 'every part that ran passed' || echo 'SOME PART FAILED')"

@@ -2,7 +2,11 @@
 number of processes of the grading and of everything it starts, which the sandbox's per-process
 limits cannot give (exercises/INSTRUCTORS.md, "What is still out of reach")."""
 
+import mmap
 import os
+import resource
+import signal
+import sys
 import time
 from pathlib import Path
 
@@ -91,3 +95,72 @@ class Limits:
         except OSError:
             pass
         self.group = None
+
+
+def fork_hog(cap):
+    """Forks sleeping children until the kernel refuses (or cap): how many it got."""
+    kids = []
+    try:
+        while len(kids) < cap:
+            try:
+                pid = os.fork()
+            except OSError:
+                break
+            if pid == 0:
+                time.sleep(60)
+                os._exit(0)
+            kids.append(pid)
+    finally:
+        for pid in kids:
+            os.kill(pid, signal.SIGKILL)
+        for pid in kids:
+            os.waitpid(pid, 0)
+    return len(kids)
+
+
+def memory_hog(count, each):
+    """count children each touch `each` bytes and hold them 20 s: how many were killed."""
+    kids = []
+    for _ in range(count):
+        pid = os.fork()
+        if pid == 0:  # as a run in the sandbox: its heap within RLIMIT_DATA
+            resource.setrlimit(resource.RLIMIT_DATA, (16 << 30, 16 << 30))
+            block, chunk = mmap.mmap(-1, each), b"\1" * (64 << 20)
+            for offset in range(0, each, len(chunk)):
+                block[offset:offset + len(chunk)] = chunk
+            time.sleep(20)
+            os._exit(0)
+        kids.append(pid)
+    ends = [os.waitpid(pid, 0)[1] for pid in kids]
+    return sum(os.WIFSIGNALED(e) and os.WTERMSIG(e) == signal.SIGKILL for e in ends)
+
+
+def measure(memory_gib=64, pids=8192):
+    """The grading's cgroup, as grade.py makes it, against a fork hog and against five processes
+    of 15 GiB (gpu_acceptance.sh limits): a line each; 0 when the cgroup held both."""
+    limits = Limits(memory_gib << 30, pids)
+    print(limits.enter())
+    if limits.group is None:
+        return 1
+    try:
+        got = fork_hog(pids + 100)
+        print("limits: a fork hog in the cgroup got %d processes beside its parent (pids.max %d)"
+              % (got, pids))
+        killed = memory_hog(5, 15 << 30)
+        events = dict(line.split() for line in (limits.group / "memory.events").read_text()
+                      .splitlines())
+        peak = limits.group / "memory.peak"
+        print("limits: 5 processes touching 15 GiB each (75 GiB): %d killed, oom_kill %s%s"
+              % (killed, events.get("oom_kill"), ", peak %.1f GiB" % (int(peak.read_text()) / 2**30)
+                 if peak.is_file() else ""))
+    finally:
+        limits.leave()
+    held = got < pids and killed >= 1
+    print("limits: %s" % ("the cgroup held both" if held else "NOT HELD"))
+    return 0 if held else 1
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--measure"]:
+        sys.exit("usage: python3 exercises/grader/limits.py --measure  (as root, on cgroup v2)")
+    sys.exit(measure())
