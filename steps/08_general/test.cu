@@ -294,6 +294,34 @@ TEST(CpuStep08Plan, MisalignedByteRowsTakeTheShiftedVectors) {
   EXPECT_EQ(step08::describe(plan_of(2, 4095, 4097)), "scalar, sector-aligned writes");
 }
 
+// Each GPU's rules: the H200 runs the shifted bytes at three blocks per SM; every other plan is
+// the H100's, which any GPU the course has no data for gets.
+TEST(CpuStep08Plan, EachGpuHasItsOwnRules) {
+  using step08::Gpu;
+  EXPECT_EQ(step08::gpu_named("NVIDIA H200"), Gpu::h200);
+  EXPECT_EQ(step08::gpu_named("NVIDIA H200 NVL"), Gpu::h200);
+  EXPECT_EQ(step08::gpu_named("NVIDIA H100 80GB HBM3"), Gpu::h100);
+  EXPECT_EQ(step08::gpu_named("NVIDIA A100-SXM4-80GB"), Gpu::h100);
+  Plan h200;
+  ASSERT_TRUE(step08::plan_transpose(1, 12345, 6789, 256, 256, &h200, Gpu::h200));
+  EXPECT_EQ(h200.path, Path::shifted);
+  EXPECT_EQ(h200.min_blocks, 3);
+  EXPECT_EQ(step08::describe(h200), "shifted vectors, sector-aligned writes, 3 blocks per SM");
+  EXPECT_EQ(plan_of(1, 12345, 6789).min_blocks, 0);  // the H100's rule
+  for (std::size_t s : {1, 2, 4, 8, 16}) {
+    for (std::int64_t rows : {1, 16, 4095, 4096, 12345}) {
+      for (std::int64_t cols : {1, 24, 4096, 4097, 6789}) {
+        Plan h100 = plan_of(s, rows, cols);
+        ASSERT_TRUE(step08::plan_transpose(s, rows, cols, 256, 256, &h200, Gpu::h200));
+        EXPECT_EQ(h200.path, h100.path) << s << "-byte " << rows << " x " << cols;
+        EXPECT_EQ(h200.cut, h100.cut);
+        EXPECT_EQ(h200.min_blocks, h100.path == Path::shifted ? 3 : 0);
+        EXPECT_EQ(h100.min_blocks, 0);
+      }
+    }
+  }
+}
+
 TEST(CpuStep08Plan, SingleRowsAndColumnsAreCopies) {
   for (std::size_t s : {1, 2, 4, 8, 16}) {
     EXPECT_EQ(plan_of(s, 1, 1).path, Path::copy);

@@ -1,12 +1,14 @@
 // Step 08, part 4 - the launcher: one call for any element type and any shape. plan_transpose
-// picks a kernel of parts 1-3 by the element size and where rows start (host code that the CPU
-// tests check rule by rule); transpose_elements launches it. Step 07's launcher took floats on
-// rows that start on 16 bytes only.
+// picks a kernel of parts 1-3 by the element size, where rows start and the GPU (host code that
+// the CPU tests check rule by rule); transpose_elements launches it. Step 07's launcher took
+// floats on rows that start on 16 bytes only.
 //   make step08 && ./step08 --type i8 --rows 4095 --cols 4097    (the `auto` row names the path)
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "transpose_scalar.cuh"
@@ -29,8 +31,29 @@ enum class Path { copy, vector, shifted, scalar };
 
 struct Plan {
   Path path = Path::copy;
-  bool cut = false;  ///< scalar, shifted: each output row cut on its own 32-byte sectors
+  bool cut = false;    ///< scalar, shifted: each output row cut on its own 32-byte sectors
+  int min_blocks = 0;  ///< shifted: the blocks per SM its launch bounds ask for (0: none)
 };
+
+/// The GPUs whose measured rules differ: the H100's are the default for every other GPU.
+enum class Gpu { h100, h200 };
+inline Gpu gpu_named(const char* name) { return std::strstr(name, "H200") ? Gpu::h200 : Gpu::h100; }
+
+/// The GPU of the calling thread, read once per device (reading its properties takes long).
+inline Gpu current_gpu() {
+  static std::atomic<int> known[64];  // per device: 0 not read yet, else 1 + its Gpu
+  int device = -1;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64) {
+    (void)cudaGetLastError();  // no device: the default rules, and no error left behind
+    return Gpu::h100;
+  }
+  if (known[device] == 0) {
+    cudaDeviceProp prop;
+    known[device] = 1 + int(cudaGetDeviceProperties(&prop, device) == cudaSuccess
+                                ? gpu_named(prop.name) : Gpu::h100);
+  }
+  return static_cast<Gpu>(known[device] - 1);
+}
 
 /// A matrix some kernel can take: 1, 2, 4, 8 or 16-byte elements, rows, cols >= 1, a size in
 /// bytes that fits 64 bits, and pointers aligned to the element size.
@@ -41,10 +64,11 @@ inline bool valid_problem(std::size_t size, std::int64_t rows, std::int64_t cols
   return rows <= std::numeric_limits<std::int64_t>::max() / cols / s && in % s == 0 && out % s == 0;
 }
 
-/// The kernel for rows x cols elements of @p size bytes at device addresses @p in, @p out;
-/// false when no kernel can take them.
+/// The kernel for rows x cols elements of @p size bytes at device addresses @p in, @p out on
+/// @p gpu; false when no kernel can take them.
 inline bool plan_transpose(std::size_t size, std::int64_t rows, std::int64_t cols,
-                           std::uintptr_t in, std::uintptr_t out, Plan* plan) {
+                           std::uintptr_t in, std::uintptr_t out, Plan* plan,
+                           Gpu gpu = Gpu::h100) {
   if (!valid_problem(size, rows, cols, in, out)) return false;
   const bool aligned = rows_start_on(16, size, cols, in) && rows_start_on(16, size, rows, out);
   Plan p;
@@ -55,6 +79,8 @@ inline bool plan_transpose(std::size_t size, std::int64_t rows, std::int64_t col
   } else {
     p.path = size == 1 ? Path::shifted : Path::scalar;  // halves: scalar measured ahead
     p.cut = !rows_start_on(32, size, rows, out);
+    // Three blocks per SM: ahead by 3 points on the H200, level on the H100 (LAUNCHER.md)
+    if (p.path == Path::shifted && gpu == Gpu::h200) p.min_blocks = 3;
   }
   *plan = p;
   return true;
@@ -67,7 +93,7 @@ cudaError_t transpose_elements(const void* in, void* out, std::int64_t rows, std
                                cudaStream_t stream = nullptr) {
   Plan p;
   if (!plan_transpose(S, rows, cols, reinterpret_cast<std::uintptr_t>(in),
-                      reinterpret_cast<std::uintptr_t>(out), &p)) {
+                      reinterpret_cast<std::uintptr_t>(out), &p, current_gpu())) {
     return cudaErrorInvalidValue;
   }
   switch (p.path) {
@@ -81,7 +107,9 @@ cudaError_t transpose_elements(const void* in, void* out, std::int64_t rows, std
     case Path::shifted:
       if constexpr (S == 1) {  // the plan takes them for bytes only
         constexpr TileSize t = shift_tile(S);
-        return launch_shift<S, t.rows, t.cols>(in, out, rows, cols, p.cut, stream);
+        return p.min_blocks == 3
+                   ? launch_shift<S, t.rows, t.cols, 3>(in, out, rows, cols, p.cut, stream)
+                   : launch_shift<S, t.rows, t.cols>(in, out, rows, cols, p.cut, stream);
       }
       return cudaErrorInvalidValue;
     case Path::scalar: return launch_scalar<S, scalar_tile(S)>(in, out, rows, cols, p.cut, stream);

@@ -78,8 +78,9 @@ inline std::string describe(const Plan& plan) {
   switch (plan.path) {
     case Path::copy: return "copy";
     case Path::vector: return "16B vectors";
-    case Path::shifted: return plan.cut ? "shifted vectors, sector-aligned writes"
-                                        : "shifted vectors";
+    case Path::shifted:
+      return std::string(plan.cut ? "shifted vectors, sector-aligned writes" : "shifted vectors") +
+             (plan.min_blocks ? ", " + std::to_string(plan.min_blocks) + " blocks per SM" : "");
     default: return plan.cut ? "scalar, sector-aligned writes" : "scalar";
   }
 }
@@ -94,12 +95,12 @@ std::string tile_of(const Plan& plan) {
 }
 
 /// The launcher for S-byte elements. With @p shape, the name says which path it takes for that
-/// shape (in buffers from cudaMalloc, which are 256-byte aligned).
+/// shape on this GPU (in buffers from cudaMalloc, which are 256-byte aligned).
 template <int S>
 course::Variant launcher_variant(const course::Problem* shape) {
   std::string name = "auto", tile = "-";
   Plan plan;
-  if (shape && plan_transpose(S, shape->rows, shape->cols, 256, 256, &plan)) {
+  if (shape && plan_transpose(S, shape->rows, shape->cols, 256, 256, &plan, current_gpu())) {
     name += ": " + describe(plan);
     tile = tile_of<S>(plan);
   }
