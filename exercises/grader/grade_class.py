@@ -352,7 +352,7 @@ def main(argv=None):
             "lane": label, "device": device or "none",
             "seconds": round(time.monotonic() - start, 1), "retried": retried.get(n, 0)}) + "\n")
         rows[n] = (status, why)
-        progress.step(status, n)
+        progress.step("regraded" if status == "graded" and retried.get(n) else status, n)
 
     def lane(label, device):
         stage = stage_root / label
