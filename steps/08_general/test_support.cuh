@@ -129,11 +129,12 @@ void emulate_vec(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows, s
   emulate_tiles<step08::VecTile<S, TR, TC>>(in, out, rows, cols);
 }
 
-/// The scalar kernel with T x T tiles, block by block, on @p grid (the launcher's by default).
-template <int S, int T, bool Cut>
+/// The scalar kernel with T x T tiles, block by block, on @p grid (the launcher's by default);
+/// TileOf as transpose_scalar takes it.
+template <int S, int T, bool Cut, template <int, int, bool> class TileOf = step08::ScalarTile>
 void emulate_scalar_on(const step08::TileGrid& grid, const std::uint8_t* in, std::uint8_t* out,
                        std::int64_t rows, std::int64_t cols) {
-  using Tile = step08::ScalarTile<S, T, Cut>;
+  using Tile = TileOf<S, T, Cut>;
   using E = typename Tile::E;
   struct Shared {
     typename Tile::Array tile;

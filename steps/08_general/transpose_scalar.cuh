@@ -131,11 +131,11 @@ __device__ TileAt tile_at(const TileGrid& grid, std::uint32_t b) {
   return {ty * T, tx * T, ty == grid.tiles_r - 1};
 }
 
-template <int S, int T, bool Cut>
+template <int S, int T, bool Cut, template <int, int, bool> class TileOf = ScalarTile>
 __global__ void __launch_bounds__(kThreads)
     transpose_scalar(const std::uint8_t* __restrict__ in, std::uint8_t* __restrict__ out,
                      std::int64_t rows, std::int64_t cols, TileGrid grid, int phase) {
-  using Tile = ScalarTile<S, T, Cut>;
+  using Tile = TileOf<S, T, Cut>;
   using E = typename Tile::E;
   __shared__ typename Tile::Array tile;
   const auto [r0, c0, last] = tile_at<T>(grid, blockIdx.x);
@@ -152,14 +152,14 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-/// Transposes rows x cols S-byte elements in T x T tiles, output rows @p cut on their sectors
-/// or not. cudaErrorInvalidValue, and no launch, past 2^31 - 1 tiles.
-template <int S, int T>
+/// Transposes rows x cols S-byte elements in T x T TileOf tiles (ScalarTile, or a lab's), output
+/// rows @p cut on their sectors or not. cudaErrorInvalidValue, and no launch, past 2^31 - 1 tiles.
+template <int S, int T, template <int, int, bool> class TileOf = ScalarTile>
 cudaError_t launch_scalar(const void* in, void* out, std::int64_t rows, std::int64_t cols,
                           bool cut, cudaStream_t stream) {
   if (blocks_for(rows, cols, {T, T}) < 0) return cudaErrorInvalidValue;
   const TileGrid grid = make_grid(rows, cols, T, T, S);
-  const auto kernel = cut ? transpose_scalar<S, T, true> : transpose_scalar<S, T, false>;
+  auto kernel = cut ? transpose_scalar<S, T, true, TileOf> : transpose_scalar<S, T, false, TileOf>;
   // phase: where the output buffer starts in its sector, in elements
   const int phase = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / S % (32 / S));
   kernel<<<static_cast<unsigned>(grid.tiles()), kThreads, 0, stream>>>(

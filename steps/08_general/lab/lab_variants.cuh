@@ -7,12 +7,15 @@
 //     the 64 x 64 tile;
 //   * the shifted vector kernel (1- and 2-byte elements) at three blocks per SM, and for int8
 //     on the 128 x 128 tile (shifted.cuh);
-//   * the staged kernel (1- and 2-byte elements): cp.async through shared memory (staged.cuh).
+//   * the staged kernel (1- and 2-byte elements): cp.async through shared memory (staged.cuh);
+//   * the scalar kernel for halves writing two a store (paired.cuh).
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "paired.cuh"
 #include "realigned.cuh"
 #include "shifted.cuh"
 #include "staged_variants.cuh"
@@ -52,11 +55,13 @@ course::Variant shifted_lab_variant() {
           }};
 }
 
-/// The scalar kernel with T x T tiles and the launcher's cut, on any shape.
-template <int S, int T>
-course::Variant scalar_tile_variant() {
-  return {"scalar-cut-" + tile_text(T, T),
-          "scalar, " + tile_text(T, T) + " tile, writes cut on sectors", "32x8", tile_text(T, T),
+/// The scalar kernel with T x T tiles of TileOf (the lesson's ScalarTile, or paired.cuh's
+/// PairedTile) and the launcher's cut, on any shape.
+template <int S, int T, template <int, int, bool> class TileOf = step08::ScalarTile>
+course::Variant scalar_tile_variant(
+    const std::string& id = "scalar-cut-" + tile_text(T, T),
+    const std::string& name = "scalar, " + tile_text(T, T) + " tile, writes cut on sectors") {
+  return {id, name, "32x8", tile_text(T, T),
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
             const auto o = reinterpret_cast<std::uintptr_t>(out);
             if (!step08::valid_problem(S, p.rows, p.cols, reinterpret_cast<std::uintptr_t>(in),
@@ -64,7 +69,7 @@ course::Variant scalar_tile_variant() {
               return cudaErrorInvalidValue;
             }
             const bool cut = !step08::rows_start_on(32, S, p.rows, o);
-            return step08::launch_scalar<S, T>(in, out, p.rows, p.cols, cut, s);
+            return step08::launch_scalar<S, T, TileOf>(in, out, p.rows, p.cols, cut, s);
           }};
 }
 
@@ -77,7 +82,9 @@ inline std::vector<course::Variant> lab_variants(course::ElemType type) {
               shifted_lab_variant<1, 128, 128, 1>(), staged_variant<1>()};
     case 2:
       return {vector_variant<2, 128, 64>(), vector_variant<2, 64, 128>(),
-              shifted_lab_variant<2, 128, 128, 3>(), staged_variant<2>()};
+              shifted_lab_variant<2, 128, 128, 3>(), staged_variant<2>(),
+              scalar_tile_variant<2, step08::scalar_tile(2), step08::PairedTile>(
+                  "scalar-pairs", "scalar, paired stores, writes cut on sectors")};
     case 4:
       return {vector_variant<4, 128, 64>(), realigned_variant<4>(), scalar_tile_variant<4, 32>()};
     case 8:

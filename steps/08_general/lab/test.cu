@@ -5,9 +5,10 @@
 //        partial tiles, and matrices taller than a group of the tile order; the phases that
 //        step08_patterns times.
 //   CPU: the lab's tile shapes (every unit stored once, no bank conflicts), the realigned
-//        gathers (at most 2-way conflicts), the lab's kernels run thread by thread on every
-//        shape they take (the shifted kernel's int8 128 x 128 tile too), the scalar kernel on step08_patterns' short groups, and the table's
-//        names.
+//        gathers (at most 2-way conflicts), the paired stores' reads (no conflicts), the lab's
+//        kernels run thread by thread on every shape they take (the shifted kernel's int8
+//        128 x 128 tile too; the paired stores at every output alignment), the scalar kernel on
+//        step08_patterns' short groups, and the table's names.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -220,6 +221,36 @@ TEST(CpuStep08LabLayout, RealignedRowsStayNearlyConflictFree) {
   check_realigned<8, 64, 32>(1001, 999);
 }
 
+// Paired stores (paired.cuh): lane x of a warp reads the two halves of its pair from two array
+// rows of one tile column. In first_read's order each of the two reads takes 32 banks; in the
+// plain order (even row first in every lane) lanes x and x + 16 would share one, two ways.
+TEST(CpuStep08LabLayout, PairedReadsAreConflictFree) {
+  using Tile = step08::PairedTile<2, 128, true>;
+  constexpr int T = 128;
+  static const Tile::Array tile{};
+  const auto offset = [](int row, int col) {  // bytes from the start of the tile
+    return static_cast<int>(reinterpret_cast<const std::uint8_t*>(&tile[row][col]) -
+                            reinterpret_cast<const std::uint8_t*>(&tile));
+  };
+  for (int d = 0; d < Tile::kSector; ++d)
+    for (int i = 0; i < T; ++i)
+      for (int j0 : {0, 64, T}) {  // the two halves of a piece, and the last tile row's rest
+        const int lanes = j0 < T ? 32 : Tile::kSector / 2;
+        std::vector<int> first(32, -1), second(32, -1), plain(32, -1);
+        for (int x = 0; x < lanes; ++x) {
+          const int row = Tile::kLead - d + j0 + 2 * x, f = Tile::first_read(x);
+          first[x] = offset(row + f, i);
+          second[x] = offset(row + 1 - f, i);
+          plain[x] = offset(row, i);
+        }
+        SCOPED_TRACE("shift " + std::to_string(d) + ", column " + std::to_string(i) +
+                     ", piece element " + std::to_string(j0));
+        ASSERT_EQ(step08_test::degree(first, 2), 1);
+        ASSERT_EQ(step08_test::degree(second, 2), 1);
+        if (lanes == 32) ASSERT_EQ(step08_test::degree(plain, 2), 2);
+      }
+}
+
 TEST(CpuStep08LabRegisters, ElementsOfAVectorOneByOne) {
   const step08::Vec16 v = {{0x11111111u, 0x22222222u, 0x33333333u, 0x44444444u}};
   EXPECT_EQ(step08::get_element<4>(v, 3), 0x44444444u);
@@ -282,10 +313,42 @@ void check_lab_paths(ElemType type, const std::vector<Runner>& aligned) {
   }
 }
 
+// The paired stores on every shape, with and without the cut, at output buffers starting on
+// even and odd halves of their sectors (the piece starts, and so the pairs, move with them); the
+// poisoned guard bands and every element compared as for the other paths, and a 4-byte store off
+// 4 bytes traps on the CPU as it faults on the GPU.
+void check_paired_stores() {
+  constexpr int T = step08::scalar_tile(2);
+  const Runner cut = [](const std::uint8_t* in, std::uint8_t* out, std::int64_t r,
+                        std::int64_t c) {
+    step08_test::emulate_scalar_on<2, T, true, step08::PairedTile>(
+        step08::make_grid(r, c, T, T, 2), in, out, r, c);
+  };
+  const Runner edges = [](const std::uint8_t* in, std::uint8_t* out, std::int64_t r,
+                          std::int64_t c) {
+    step08_test::emulate_scalar_on<2, T, false, step08::PairedTile>(
+        step08::make_grid(r, c, T, T, 2), in, out, r, c);
+  };
+  std::vector<course::Shape> shapes = every_test_shape();
+  for (const course::Shape& s : step08_test::misaligned_shapes()) shapes.push_back(s);
+  // Past a group of the tile order (tall), and the lesson's odd square.
+  for (const course::Shape& s : {course::Shape{32785, 37}, course::Shape{4095, 4097}}) {
+    shapes.push_back(s);
+  }
+  for (const course::Shape& s : shapes)
+    for (std::size_t shift : {0, 2, 6, 16, 30}) {  // bytes: output phases even and odd
+      for (const Runner* run : {&cut, &edges}) {
+        check_emulated(*run, ElemType::f16, s.rows, s.cols, shift);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+}
+
 TEST(CpuStep08LabEmulated, EveryLabPathOnEveryShapeItTakes) {
   check_lab_paths<1>(ElemType::i8, {Runner(emulate_vec<1, 256, 128>)});
   check_lab_paths<2>(ElemType::f16,
                      {Runner(emulate_vec<2, 128, 64>), Runner(emulate_vec<2, 64, 128>)});
+  check_paired_stores();
   check_lab_paths<4>(ElemType::f32, {Runner(emulate_vec<4, 128, 64>)});
   check_lab_paths<8>(ElemType::f64,
                      {Runner(emulate_vec<8, 64, 32>), Runner(emulate_vec<8, 32, 64>)});
