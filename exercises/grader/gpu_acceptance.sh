@@ -13,12 +13,15 @@
 # alone, other and same take one part of check_on_gpu.sh after a colon (alone:1, other:3). Writes
 # into $OUT (default build-grade/acceptance) summary.txt, each check part's log, class.csv and each
 # class run's gradebook. A part that would pass BUDGET_S (default 540 s) since the start is
-# skipped. Exit status 0 when every part that ran passed.
+# skipped. The GPUs are those CUDA_VISIBLE_DEVICES names (make gpu-check gives each part its
+# own), else every GPU; WORK (default build-grade) holds the builds, so that two runs can go side
+# by side. Exit status 0 when every part that ran passed.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 export PATH="$PATH:/usr/local/cuda/bin"
 out=${OUT:-build-grade/acceptance}
-mkdir -p "$out" build-grade
+work=${WORK:-build-grade}  # builds, stages and the class's folders: one per concurrent run
+mkdir -p "$out" "$work"
 budget=${BUDGET_S:-540}
 start=$(date +%s)
 parts=("$@")
@@ -31,8 +34,17 @@ failed=0
 declare -A need=([alone]=480 [other]=480 [same]=120 [class1]=420 [classall]=330 [limits]=60)
 
 mapfile -t uuids < <(nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null)
+# The GPUs this run was given, by UUID or index (make gpu-check gives a part UUIDs); else all.
+if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+  given=()
+  for g in ${CUDA_VISIBLE_DEVICES//,/ }; do
+    for i in "${!uuids[@]}"; do [ "$g" = "${uuids[$i]}" ] || [ "$g" = "$i" ] && given+=("${uuids[$i]}"); done
+  done
+  uuids=("${given[@]}")
+  [ ${#uuids[@]} -gt 0 ] || { echo "CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES names no GPU here" >&2; exit 3; }
+fi
 say "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1), ${#uuids[@]} GPUs, $(nproc) cores"
-nvcc -O2 -arch=sm_90 -o build-grade/gpu_load exercises/grader/gpu_load.cu || { say "gpu_load did not build"; exit 3; }
+nvcc -O2 -arch=sm_90 -o "$work/gpu_load" exercises/grader/gpu_load.cu || { say "gpu_load did not build"; exit 3; }
 grade_args=()
 if ! command -v bwrap >/dev/null || ! bwrap --ro-bind / / --unshare-pid --proc /proc --dev /dev true 2>/dev/null; then
   grade_args+=(--grade-arg=--no-sandbox)
@@ -41,10 +53,10 @@ fi
 
 load_pid=""
 load() {  # load GPU_UUID: gpu_load on that GPU until stopped
-  CUDA_VISIBLE_DEVICES=$1 build-grade/gpu_load 4 3000 > build-grade/gpu_load.log 2>&1 &
+  CUDA_VISIBLE_DEVICES=$1 "$work/gpu_load" 4 3000 > "$work/gpu_load.log" 2>&1 &
   load_pid=$!
-  for _ in $(seq 50); do grep -q "busy for" build-grade/gpu_load.log && break; sleep 0.2; done
-  say "   load: $(head -n 1 build-grade/gpu_load.log) (on $1)"
+  for _ in $(seq 50); do grep -q "busy for" "$work/gpu_load.log" && break; sleep 0.2; done
+  say "   load: $(head -n 1 "$work/gpu_load.log") (on $1)"
 }
 unload() { [ -n "$load_pid" ] && kill "$load_pid" 2>/dev/null; wait "$load_pid" 2>/dev/null; load_pid=""; }
 trap unload EXIT
@@ -52,17 +64,17 @@ trap unload EXIT
 check() {  # check NAME PART: check_on_gpu.sh PART, its log kept as NAME.log
   local t0 rc
   t0=$(date +%s)
-  bash exercises/grader/check_on_gpu.sh "$2" > "build-grade/$1.full.log" 2>&1
+  WORK="$work/selftest-gpu" bash exercises/grader/check_on_gpu.sh "$2" > "$work/$1.full.log" 2>&1
   rc=$?
   # The log's head (bubblewrap, machine) and its verdict table, kept small.
-  { head -n 12 "build-grade/$1.full.log"; echo "..."; sed -n '/^Verdicts/,$p' "build-grade/$1.full.log"; } \
+  { head -n 12 "$work/$1.full.log"; echo "..."; sed -n '/^Verdicts/,$p' "$work/$1.full.log"; } \
     | cut -c1-200 | tail -n 120 > "$out/$1.log"
-  say "$1: check_on_gpu.sh $2 exit $rc in $(( $(date +%s) - t0 )) s; $(tail -n 1 "build-grade/$1.full.log")"
+  say "$1: check_on_gpu.sh $2 exit $rc in $(( $(date +%s) - t0 )) s; $(tail -n 1 "$work/$1.full.log")"
   [ $rc -eq 0 ] || failed=1
 }
 
 busy_note() {  # what the answers' report says about the busy GPU
-  local f=build-grade/selftest-gpu/results/solutions/results.json
+  local f="$work/selftest-gpu/results/solutions/results.json"
   [ -f "$f" ] && python3 - "$f" <<'EOF' | tee -a "$summary"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -74,14 +86,14 @@ EOF
 }
 
 class_run() {  # class_run NAME GPUS
-  local t0 secs root=build-grade/gpu-class rc
+  local t0 secs root="$work/gpu-class" rc
   t0=$(date +%s)
   mkdir -p "$root"
   [ -d "$root/submissions" ] || python3 exercises/grader/selftest_class.py --make-only "$root/submissions" > /dev/null
   rm -rf "$root/out-$1/students"
   # Lane gpu0 reuses the self-test's staged build when there is one.
-  if [ -d build-grade/selftest-gpu/stage ] && [ ! -e "$root/lanes/gpu0/stage" ]; then
-    mkdir -p "$root/lanes/gpu0" && ln -s "$PWD/build-grade/selftest-gpu/stage" "$root/lanes/gpu0/stage"
+  if [ -d "$work/selftest-gpu/stage" ] && [ ! -e "$root/lanes/gpu0/stage" ]; then
+    mkdir -p "$root/lanes/gpu0" && ln -s "$(realpath "$work/selftest-gpu/stage")" "$root/lanes/gpu0/stage"
   fi
   python3 exercises/grader/grade_class.py --submissions "$root/submissions" --out "$root/out-$1" \
     --stage-root "$root/lanes" --gpus "$2" --timeout 300 --build-arch 90 \
@@ -90,7 +102,7 @@ class_run() {  # class_run NAME GPUS
   rc=$?
   secs=$(( $(date +%s) - t0 ))
   cp "$root/out-$1/gradebook.csv" "$out/gradebook-$1.csv" 2>/dev/null
-  if ! python3 - "$root/out-$1" "$1" "$secs" "$rc" "$out/class.csv" > "build-grade/$1.check" <<'EOF'; then failed=1; fi
+  if ! python3 - "$root/out-$1" "$1" "$secs" "$rc" "$out/class.csv" > "$work/$1.check" <<'EOF'; then failed=1; fi
 import csv, json, os, sys
 from pathlib import Path
 out, name, secs, rc, table = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
@@ -136,7 +148,7 @@ with open(table, "a") as f:
             median, len(summ.get("lanes", [])), agree, len(full), len(answers), ok))
 sys.exit(0 if ok else 1)
 EOF
-  tee -a "$summary" < "build-grade/$1.check"
+  tee -a "$summary" < "$work/$1.check"
 }
 
 for spec in "${parts[@]}"; do
@@ -159,7 +171,7 @@ for spec in "${parts[@]}"; do
     class1) class_run class1 "${uuids[0]}" ;;
     classall)
       if [ ${#uuids[@]} -lt 2 ]; then say "classall: skipped, one GPU only (class1 is the same)"; continue; fi
-      class_run classall auto ;;
+      class_run classall "$(IFS=,; echo "${uuids[*]}")" ;;
     limits) python3 exercises/grader/limits.py --measure 2>&1 | tee -a "$summary"
       [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1 ;;
     *) say "unknown part $part (alone, other, same, class1, classall, limits, all)"; failed=1 ;;
