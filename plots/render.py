@@ -441,7 +441,8 @@ def render_results_table(text, data, md_path):
                     if r.id == "a2a" + on])
         torch = [r for r in select(data.bench, step="pytorch-nccl", shape=shape, type_="f32")
                  if r.id.endswith(on) and not r.id.startswith("a2a") and r.ran]
-        if not a2a or not torch:
+        # Only against what an expert writes: the symmetric-memory programs among them.
+        if not a2a or not any(r.id.startswith("torch-symm") for r in torch):
             return None
         return 100.0 * a2a.median_ms / min(r.median_ms for r in torch)
 
@@ -513,8 +514,9 @@ def render_results_table(text, data, md_path):
     note = ("Best kernel of each step, float32; vs best peer: its % of copy minus that of the "
             "fastest peer at that shape (cuBLAS, cuBLASLt, PyTorch eager or compiled; PyTorch's "
             "% is of its own copy_), negative where the peer is ahead; across GPUs, the % of the "
-            "all-to-all of PyTorch's fastest program on as many GPUs, timed against the same "
-            "all-to-all")
+            "all-to-all of PyTorch's fastest program on as many GPUs, symmetric memory included, "
+            "timed against the same all-to-all (- where those programs were not measured on "
+            "this GPU)")
     note += "".join(f"; {n}" for n in twice_notes)
     note += f". Measured on {measured_on(shown)} (`make bench`)."
     if any(r.runs > 1 for r in shown):
