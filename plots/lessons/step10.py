@@ -1,6 +1,6 @@
 """Step 10's figures, one on 2 GPUs and one on 4: each way of transposing across GPUs as % of
 NCCL's all-to-all of the same bytes, on the problems of 2 GiB a GPU and more: the lesson's direct
-placement and pipeline, the lab's peer writes, NCCL's all-to-all on symmetric windows (its best
+placement, pipeline and peer writes, NCCL's all-to-all on symmetric windows (its best
 form) and PyTorch's fastest program, symmetric memory included (against the plain all-to-all of
 step 10's run of the same problem). A tick marks the bound on the same scale. Whiskers: the
 slowest to the fastest run. Each figure's rows are those of the device that measured step 10 on
@@ -16,7 +16,7 @@ PROBLEMS = [("f32", (32768, 32768), "float32\n32768²"), ("f32", (65536, 16384),
 METHODS = [("direct (part 2; beyond 2 GPUs in step)", step_color("step10"), "step10",
             ("direct",)),
            ("pipeline (part 1)", "0.55", "step10", ("overlapped",)),
-           ("peer writes (lab)", "tab:green", "step10-lab", ("peer", "peer-down")),
+           ("peer writes (part 3)", "tab:green", "step10", ("peer",)),
            ("NCCL's all-to-all, symmetric windows", "tab:purple", "step10",
             ("a2a-symmetric", "a2a-symmetric-ce")),
            ("PyTorch, its fastest program", "tab:orange", "pytorch-nccl",
@@ -98,12 +98,12 @@ def draw(data, path, g):
 
 def figures(data):
     return [("step10_methods",
-             "Step 10 on 2 GPUs: the direct placement, the pipeline, the lab's peer writes, NCCL's "
+             "Step 10 on 2 GPUs: the direct placement, the pipeline, the peer writes, NCCL's "
              "best form and PyTorch's fastest program as % of NCCL's all-to-all of the same "
              "bytes, with the bound, on the problems of 2 GiB a GPU and more", rows_drawn(data, 2),
              lambda path: draw(data, path, 2)),
             ("step10_four_gpus",
-             "Step 10 on 4 GPUs: the direct placement, the pipeline, the lab's peer writes, NCCL's "
+             "Step 10 on 4 GPUs: the direct placement, the pipeline, the peer writes, NCCL's "
              "best form and PyTorch's fastest program as % of NCCL's all-to-all of the same "
              "bytes, with the bound", rows_drawn(data, 4),
              lambda path: draw(data, path, 4))]

@@ -1,6 +1,6 @@
 // Step 10: the transpose across GPUs. One process per GPU (this program starts them, or
-// mpirun does), NCCL for every byte between them; the table compares the pipeline with NCCL's
-// all-to-all of the same bytes, timed in the same run.
+// mpirun does); the table compares the pipeline, the direct placement and the peer writes with
+// NCCL's all-to-all of the same bytes, timed in the same run.
 #include "methods.cuh"
 
 int main(int argc, char** argv) {
@@ -11,8 +11,9 @@ int main(int argc, char** argv) {
       "every GPU keeps 1/G of its rows' data and sends 1/G to each other GPU. Chunk by chunk,\n"
       "step 08's kernel transposes its rows into a send buffer, NCCL exchanges the pieces,\n"
       "and a 2D copy puts each received piece in place; the three run on three streams, which\n"
-      "hides part of the passes. On one machine the direct placement (part 2) writes each\n"
-      "piece straight into its owner's output instead. NCCL's all-to-all of the same bytes,\n"
+      "hides part of the passes. On one machine the direct placement (part 2) has the copy\n"
+      "engines write each piece straight into its owner's output instead, and the peer\n"
+      "writes (part 3) have one kernel write every element there. NCCL's all-to-all of the same bytes,\n"
       "plain and on symmetric windows, is timed in the same run (reference rows, not bounds).\n"
       "Each GPU checks its own block. ./step10 uses every GPU of this machine;\n"
       "mpirun -np G ./step10 starts one process per GPU on any machines. In the table, GB/s\n"

@@ -1,8 +1,8 @@
 // The methods of step 10 as the harness sees them: the pipeline of multi_transpose.cuh (any
 // machines) and the direct placement of direct.cuh (one machine), their streams made once per
-// run, after NCCL's all-to-all on symmetric windows (reference rows, beside the harness's plain
-// one). The plain order, the peer writes and the other movers are in lab/. With an NCCL older
-// than 2.28 (no windows) the pipeline runs alone.
+// run, and the peer writes of peer.cuh (one machine), after NCCL's all-to-all on symmetric
+// windows (reference rows, beside the harness's plain one). The plain order and the other movers
+// are in lab/. With an NCCL older than 2.28 (no windows) the pipeline runs alone.
 #pragma once
 
 #include <string>
@@ -13,6 +13,7 @@
 #include "nccl_buffer.cuh"  // STEP10_HAVE_WINDOWS
 #if STEP10_HAVE_WINDOWS
 #include "direct.cuh"
+#include "peer.cuh"
 #include "symmetric_a2a.cuh"
 #endif
 
@@ -46,9 +47,27 @@ inline Method overlapped(const std::string& id = "overlapped", const std::string
   });
 }
 
+#if STEP10_HAVE_WINDOWS
+/// The peer writes as the harness sees them: a barrier, one kernel, a barrier.
+inline Method peer_writes(ToOwners launch = launch_to_owners<false>, const std::string& id = "peer",
+                          const std::string& name = "peer writes: one kernel writes into every GPU's output") {
+  Method m;
+  m.id = id;
+  m.name = name;
+  return with_state<Window>(m, [launch](Window& window, const Context& c, cudaStream_t s) {
+    const std::int64_t rows = c.at.row_blocks().count(c.me), first = c.at.row_blocks().first(c.me);
+    c.barrier(s);  // entry: every GPU's output is free to write into
+    if (rows > 0)
+      CUDA_CHECK(launch(c.at.elem, c.in, rows, c.at.cols, first, c.at.rows, c.at.gpus, window.table(), s));
+    c.barrier(s);  // exit: every GPU's writes into this output are done
+  });
+}
+
+#endif
+
 inline std::vector<Method> methods() {
 #if STEP10_HAVE_WINDOWS
-  return {a2a_symmetric(false), a2a_symmetric(true), overlapped(), direct()};
+  return {a2a_symmetric(false), a2a_symmetric(true), overlapped(), direct(), peer_writes()};
 #else
   return {overlapped()};
 #endif

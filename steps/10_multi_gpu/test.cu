@@ -1,9 +1,9 @@
 // Step 10 tests. On the CPU, everywhere: the block arithmetic (owners, offsets, uneven blocks,
 // chunks, every piece's place in the send and receive buffers), NCCL's id as text, the check of
-// one GPU's block. On one GPU: the lesson's passes for G = 2, 3, 4 and 7 GPUs simulated on it
-// (every GPU's buffers on this device, NCCL's exchange replaced by copies of the same pieces),
-// on the awkward shapes and every element type, so that the sanitizers see every kernel; and the
-// pipeline with one GPU. The runs on 2 or more real GPUs, started alone and under mpirun, are
+// one GPU's block, the peer kernel's owners. On one GPU: the lesson's passes for G = 2, 3, 4 and 7
+// GPUs simulated on it (every GPU's buffers on this device, NCCL's exchange replaced by copies of
+// the same pieces) and the peer kernel for 1 to 5 (peer_check.cuh), on the awkward shapes and
+// every element type, so that the sanitizers see every kernel; and the pipeline with one GPU. The runs on 2 or more real GPUs, started alone and under mpirun, are
 // CTest's step10.gpus.* tests (run_gpus.cmake).
 #include <gtest/gtest.h>
 
@@ -14,6 +14,7 @@
 
 #include "blocks.hpp"
 #include "link_rate.hpp"
+#include "peer.cuh"
 #include "reach.hpp"
 
 #ifdef STEP10_HAVE_NCCL
@@ -21,6 +22,7 @@
 #include "host_data.hpp"
 #include "multi_harness.hpp"
 #include "multi_transpose.cuh"
+#include "peer_check.cuh"
 #include "team.hpp"
 #include "testing.cuh"
 #endif
@@ -64,6 +66,19 @@ TEST(CpuStep10Blocks, GiveTheExtraItemsToTheFirstBlocksAndLeaveEmptyOnesLast) {
   EXPECT_EQ(few.count(2), 0);
   EXPECT_EQ(few.first(2), 2);
   EXPECT_EQ(few.owner(1), 1);
+}
+
+// The peer kernel's owner arithmetic (peer.cuh, for the device) is Blocks' own.
+TEST(CpuStep10Peer, TheKernelsOwnersAreTheBlocksOwners) {
+  for (std::int64_t n : {1, 2, 5, 37, 1000, 1009}) {
+    for (int parts : {1, 2, 3, 4, 7}) {
+      const Blocks b{n, parts};
+      for (int p = 0; p < parts; ++p) EXPECT_EQ(step10::block_first(p, n, parts), b.first(p));
+      for (std::int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ(step10::block_owner(i, n, parts), b.owner(i)) << i << " of " << n;
+      }
+    }
+  }
 }
 
 TEST(CpuStep10Chunks, CoverTheRowsInWholeMultiplesOf64) {
@@ -365,6 +380,26 @@ TEST(Step10Simulated, ManyChunksOnBiggerShapes) {
   ASSERT_TRUE(check_simulated(course::ElemType::f32, 2048, 1536, 2, 16));
   ASSERT_TRUE(check_simulated(course::ElemType::i8, 4096, 1000, 3, 8));
   ASSERT_TRUE(check_simulated(course::ElemType::f64, 1000, 999, 4, 64));
+}
+
+// The peer writes' kernel, every simulated GPU writing into every GPU's block.
+TEST(Step10Simulated, PeerWritesOnEveryAwkwardShapeOverOneToFiveGpus) {
+  REQUIRE_GPU();
+  for (const course::Shape& s : course::awkward_shapes()) {
+    for (int G : {1, 2, 3, 5}) {
+      ASSERT_TRUE(step10::check_peer(course::ElemType::f32, s.rows, s.cols, G, step10::launch_to_owners<false>));
+    }
+  }
+}
+
+TEST(Step10Simulated, PeerWritesInEveryElementType) {
+  REQUIRE_GPU();
+  for (course::ElemType t : course::all_elem_types()) {
+    for (int G : {2, 3}) {
+      ASSERT_TRUE(step10::check_peer(t, 997, 1009, G, step10::launch_to_owners<false>));
+      ASSERT_TRUE(step10::check_peer(t, 37, 1, G, step10::launch_to_owners<false>));
+    }
+  }
 }
 
 // With one GPU, the pipeline is step 08's transpose of the whole matrix (no NCCL call).

@@ -3,9 +3,8 @@
 //                 passes with no overlap: what the pipeline improves on, and PyTorch's order);
 //   overlapped:   the lesson's pipeline, timed in the same run for comparison; with NCCL held
 //                 to 8 blocks; with buffers registered with NCCL;
-//   peer writes:  lab/peer.cuh, one kernel writing into every GPU's output through NCCL's
-//                 windows (window.cuh), its tiles along the rows or down the columns, or step
-//                 08's vector kernel moving 16-byte vectors;
+//   peer writes:  the lesson's (peer.cuh), timed in the same run, its tiles walked down the
+//                 columns instead, or step 08's vector kernel moving 16-byte vectors (peer_vec.cuh);
 //   direct:       direct.cuh, pieces placed by the copy engines or by a copy kernel, or its
 //                 packs held to a few SMs (green.cuh) so that the link copies keep their pace;
 //   link copy:    the same bytes copied over the links as they lie: the links' pace.
@@ -24,7 +23,7 @@
 #include "copy_rows.cuh"
 #include "direct.cuh"
 #include "green.cuh"
-#include "peer.cuh"
+#include "peer_vec.cuh"
 #include "window.cuh"
 
 namespace step10 {
@@ -82,31 +81,6 @@ struct Registered {
     return p;
   }
 };
-
-/// Peer writes: one kernel writes every transposed element into its owner's output block,
-/// through the windows (window.cuh). kDown: the tiles walked down the input's columns; kVec:
-/// step 08's vector kernel, 16-byte accesses where the rows allow (peer.cuh).
-enum class PeerKernel { along, down, vectors };
-template <PeerKernel K>
-inline Method peer_writes() {
-  Method m;
-  m.id = K == PeerKernel::down ? "peer-down" : K == PeerKernel::vectors ? "peer-vec" : "peer";
-  m.name = K == PeerKernel::down      ? "peer writes, tiles down the columns"
-           : K == PeerKernel::vectors ? "peer writes in 16-byte vectors (step 08's vector tile)"
-                                      : "peer writes";
-  return with_state<Window>(m, [](Window& window, const Context& c, cudaStream_t s) {
-    const std::int64_t rows = c.at.row_blocks().count(c.me), first = c.at.row_blocks().first(c.me);
-    c.barrier(s);  // entry: every GPU's output is free to write into
-    if (rows > 0) {
-      void* const* outs = window.table();
-      CUDA_CHECK(K == PeerKernel::vectors
-                     ? launch_vec_to_owners(c.at.elem, c.in, rows, c.at.cols, first, c.at.rows, c.at.gpus, outs, s)
-                     : launch_to_owners<K == PeerKernel::down>(c.at.elem, c.in, rows, c.at.cols, first,
-                                                               c.at.rows, c.at.gpus, outs, s));
-    }
-    c.barrier(s);  // exit: every GPU's writes into this output are done
-  });
-}
 
 /// The links' own pace: every piece this GPU sends, copied as it lies (no transpose) by a copy
 /// engine into its owner's output block: all at once, a stream per GPU, or in turn on one
@@ -178,8 +152,10 @@ inline std::vector<Method> lab_methods() {
   return {plain_order(), overlapped(),
           overlapped<FewCtas<8>>("overlapped-8ctas", "overlapped, NCCL on 8 blocks"),
           overlapped<Registered>("overlapped-registered", "overlapped, buffers registered with NCCL"),
-          peer_writes<PeerKernel::along>(),
-          peer_writes<PeerKernel::down>(), peer_writes<PeerKernel::vectors>(),
+          // The lesson's peer writes, its tiles walked down the columns, and step 08's vectors.
+          peer_writes(),
+          peer_writes(launch_to_owners<true>, "peer-down", "peer writes, tiles down the columns"),
+          peer_writes(launch_vec_to_owners, "peer-vec", "peer writes in 16-byte vectors (step 08's vector tile)"),
           // The lesson's direct placement is direct-in-step beyond 2 GPUs and direct on 2; the
           // other variants never wait for each other, so that each changes one thing.
           direct(by_copy_engine, true, "direct", "direct: pieces placed by the copy engines, in turn",
