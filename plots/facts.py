@@ -69,6 +69,27 @@ def check_keys(where, raw, known):
                          f"{', '.join(sorted(known))})")
 
 
+# scripts/profile.py's Nsight Compute metrics, for a [[profile]] group that names none.
+PROFILE_METRICS = [
+    "dram__bytes_read.sum", "dram__bytes_write.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    # Shared-memory wavefronts (passes): the conflict counters above also count some passes that
+    # are not bank conflicts; wavefronts per warp-wide access is the conflict degree itself.
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    # Sectors the SMs read from and wrote into L2 (a partly written sector counts once per
+    # write), and warp instructions executed: what misaligned rows cost beyond DRAM bytes.
+    "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum",
+    "smsp__inst_executed.sum",
+]
+
+
 class Group:
     """One [[sweep]] or [[profile]] entry: every shape x every type, with the binary's other
     arguments (args), a batch, and for a profile the ids to profile, the metrics (when not
@@ -96,6 +117,15 @@ class Group:
             if arg.split("=", 1)[0] in OWN_OPTIONS:
                 raise FactsError(f"{where}: args: {arg.split('=', 1)[0]} is not for args (the "
                                  "group's own keys and the benchmark set it)")
+
+    def measures(self, kid, type_, shape):
+        """The metrics this profile group measures of kernel `kid` at that problem ([] if none):
+        a page may cite only those, since a new profile run replaces the problem's rows."""
+        if type_ not in self.types or tuple(shape) not in self.shapes:
+            return []
+        if self.ids and re.sub(r"-pass\d+$", "", kid) not in self.ids:
+            return []
+        return self.metrics or PROFILE_METRICS
 
     def problems(self):
         """[(argv, shape, type, batch)]: the binary's arguments of each problem of the group."""

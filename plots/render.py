@@ -729,6 +729,18 @@ def render_latency(attrs, latency):
     return fmt_fixed(median(ns), 0)
 
 
+def measured_names(metrics):
+    """Every name a marker may give for these metrics: Nsight Compute's, their columns, and the
+    sectors-per-request ratios scripts/profile.py derives from two of them."""
+    names = set(metrics) | {metric_column(m, "")[0] for m in metrics}
+    for kind in ("ld", "st"):
+        pair = {f"l1tex__t_{n}_pipe_lsu_mem_global_op_{kind}.sum" for n in ("sectors", "requests")}
+        if pair <= names:
+            ratio = f"global_{kind}_sectors_per_request"
+            names |= {ratio, metric_column(ratio, "")[0]}
+    return names
+
+
 def render_profile(attrs, data):
     if "metric" not in attrs:
         raise MarkerError("num profile: attribute 'metric' is required")
@@ -741,6 +753,11 @@ def render_profile(attrs, data):
                 and (int(p["rows"]), int(p["cols"])) == shape)
     here = [p for p in data.profile if same(p)]
     problem = f"{fmt_shape(shape)} {type_}"
+    facts = data.course.of(step)  # a new profile run keeps only what the facts ask for
+    asked = [measured_names(g.measures(kid, type_, shape)) for g in facts.profile] if facts else []
+    if facts and not any(metric in names for names in asked):
+        raise MarkerError(f"metric '{metric}' of {step} '{kid}' at {problem}: no [[profile]] group "
+                          f"of {facts.shown} measures it, so a new profile run would drop it")
     if not here:
         only_elsewhere(data, f"num profile: {step} at {problem}",
                        [p for p in data.all_profile if same(p)])

@@ -12,9 +12,9 @@ For each problem, from the repository root:
      of its first call, a row of its own (kernel_rows);
   3. converts ncu's raw CSV into rows `step,id,kernel,type,rows,cols,metric,value,unit,device,
      driver,date` that replace the step's earlier rows of that problem in --out (replace_rows).
-The metrics are METRICS below, or a group's `metrics`. ncu runs with --clock-control none (it
-never changes the GPU's clocks) and flushes the caches before each profiled kernel: DRAM bytes
-are cold-cache numbers.
+The metrics are facts.py's PROFILE_METRICS, or a group's `metrics`. ncu runs with
+--clock-control none (it never changes the GPU's clocks) and flushes the caches before each
+profiled kernel: DRAM bytes are cold-cache numbers.
 
 Exit codes: 0 done; 2 a bad argument, no facts to profile or no ./stepNN; 3 no ncu, no GPU, or
 ncu failed.
@@ -33,26 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "plots"))
 from bench import write_csv  # noqa: E402
-from facts import Course, FactsError, parse_shape  # noqa: E402
+from facts import PROFILE_METRICS, Course, FactsError, parse_shape  # noqa: E402
 
-METRICS = [
-    "dram__bytes_read.sum", "dram__bytes_write.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-    # Shared-memory wavefronts (passes): the conflict counters above also count some passes that
-    # are not bank conflicts; wavefronts per warp-wide access is the conflict degree itself.
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-    "sm__warps_active.avg.pct_of_peak_sustained_active",
-    # Sectors the SMs read from and wrote into L2 (a partly written sector counts once per
-    # write), and warp instructions executed: what misaligned rows cost beyond DRAM bytes.
-    "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum",
-    "smsp__inst_executed.sum",
-]
 # Matched against the demangled name: anything but the copy-ceiling kernels and cuBLAS.
 KERNEL_FILTER = "regex:^(?!.*(copy_|geam|gemm|cublas))"
 HEADER = ["step", "id", "kernel", "type", "rows", "cols", "metric", "value", "unit", "device",
@@ -289,8 +271,9 @@ def main(argv=None):
         total = 0
         with tempfile.TemporaryDirectory(prefix="profile-") as tmp:
             for run_argv, ids, group in selected(facts, shapes, types, only):
-                rows, problem = profile_problem(exe, ncu, step, run_argv,
-                                                group.metrics or METRICS, ids, group.passes, tmp)
+                metrics = group.metrics or PROFILE_METRICS
+                rows, problem = profile_problem(exe, ncu, step, run_argv, metrics, ids,
+                                                group.passes, tmp)
                 replace_rows(args.out, rows, step, problem, ids)
                 total += len(rows)
     except (FactsError, ValueError, ProfileError) as e:

@@ -5,7 +5,7 @@ and the README's results table."""
 
 import unittest
 
-from support import ROWS, Repo, bench_row
+from support import FACTS, ROWS, Repo, bench_row
 from rows import load_bench
 from render import fmt_fixed, fmt_sig
 
@@ -165,6 +165,13 @@ class Numbers(unittest.TestCase):
                    ["step07", "columns-pass2", "tile64, down the columns, pass 2 of 2: k", "f32",
                     "8192", "8192", "gpu__time_duration.sum", "304672", "nsecond", "Test GPU",
                     "1.0", "2026-01-01"]]
+        # The step's facts ask for what the page cites: a new profile run keeps it.
+        facts = {"steps/07_tile64/step.toml": FACTS["steps/07_tile64/step.toml"] + """\
+            [[profile]]
+            shapes = ["8192"]
+            metrics = ["dram__bytes_read.sum", "gpu__time_duration.sum",
+                       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"]
+            """}
         for marker, want in (
                 ('id=columns metric="DRAM read MB"', "268"),
                 ("id=columns metric=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
@@ -173,11 +180,24 @@ class Numbers(unittest.TestCase):
             with self.subTest(marker=marker):
                 self.repo = Repo(ROWS, {"steps/01_naive/README.md":
                                         f"<!-- num profile step=07 shape=8192x8192 {marker} -->"
-                                        "?<!-- /num -->\n"}, profile)
+                                        "?<!-- /num -->\n"}, profile, facts)
                 self.addCleanup(self.repo.close)
                 code, _, err = self.repo.run()
                 self.assertEqual(code, 0, err)
                 self.assertIn(f"-->{want}<", self.repo.read("steps/01_naive/README.md"))
+        # A counter in the data that no [[profile]] group asks for any more: the next run drops it.
+        other = FACTS["steps/07_tile64/step.toml"] + \
+            '[[profile]]\nshapes = ["8192"]\nmetrics = ["smsp__inst_executed.sum"]\n'
+        for step_toml in (other, FACTS["steps/07_tile64/step.toml"]):  # another counter; none
+            with self.subTest(step_toml=step_toml[-40:]):
+                self.repo = Repo(ROWS, {"steps/01_naive/README.md":
+                                        '<!-- num profile step=07 shape=8192x8192 id=columns '
+                                        'metric="DRAM read MB" -->?<!-- /num -->\n'}, profile,
+                                 {"steps/07_tile64/step.toml": step_toml})
+                self.addCleanup(self.repo.close)
+                code, _, err = self.repo.run("--check")
+                self.assertEqual(code, 1)
+                self.assertIn("no [[profile]] group", err)
 
     def test_latency_values(self):
         header = ("pattern,footprint_bytes,loads,ns_per_load,cycles_per_load,sms,l2_bytes,device,"
