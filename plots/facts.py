@@ -69,6 +69,12 @@ def check_keys(where, raw, known):
                          f"{', '.join(sorted(known))})")
 
 
+def kernel_of(kid):
+    """The kernel a profiled id names: "rect-pass2" (pass 2 of kernel rect, profiled apart) ->
+    "rect"; any other id is its own."""
+    return re.sub(r"-pass\d+$", "", kid)
+
+
 # scripts/profile.py's Nsight Compute metrics, for a [[profile]] group that names none.
 PROFILE_METRICS = [
     "dram__bytes_read.sum", "dram__bytes_write.sum",
@@ -123,7 +129,7 @@ class Group:
         a page may cite only those, since a new profile run replaces the problem's rows."""
         if type_ not in self.types or tuple(shape) not in self.shapes:
             return []
-        if self.ids and re.sub(r"-pass\d+$", "", kid) not in self.ids:
+        if self.ids and kernel_of(kid) not in self.ids:
             return []
         return self.metrics or PROFILE_METRICS
 

@@ -9,7 +9,7 @@ import os
 import re
 from pathlib import Path
 
-from facts import gpu_count, normalize_step
+from facts import gpu_count, kernel_of, normalize_step
 from markdown import MarkerError, check_attrs, parse_attrs, parse_shapes
 from rows import NO_BENCH, DeviceError, best, journey, measured_on, median, select, step_number
 
@@ -603,7 +603,7 @@ def known_id(data, step, kid, here, passes=False):
         return
     if any(r.is_reference for r in here if r.id == kid):
         return
-    if passes and re.sub(r"-pass\d+$", "", kid) in facts.kernels:
+    if passes and kernel_of(kid) in facts.kernels:
         return
     raise MarkerError(f"'{kid}' is not a kernel of {step} ({facts.shown}: "
                       f"{some(list(facts.kernels), 12)})")
@@ -754,8 +754,8 @@ def render_profile(attrs, data):
     here = [p for p in data.profile if same(p)]
     problem = f"{fmt_shape(shape)} {type_}"
     facts = data.course.of(step)  # a new profile run keeps only what the facts ask for
-    asked = [measured_names(g.measures(kid, type_, shape)) for g in facts.profile] if facts else []
-    if facts and not any(metric in names for names in asked):
+    groups = facts.profile if facts else []
+    if facts and not any(metric in measured_names(g.measures(kid, type_, shape)) for g in groups):
         raise MarkerError(f"metric '{metric}' of {step} '{kid}' at {problem}: no [[profile]] group "
                           f"of {facts.shown} measures it, so a new profile run would drop it")
     if not here:

@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "plots"))
 from bench import write_csv  # noqa: E402
-from facts import PROFILE_METRICS, Course, FactsError, parse_shape  # noqa: E402
+from facts import PROFILE_METRICS, Course, FactsError, kernel_of, parse_shape  # noqa: E402
 
 # Matched against the demangled name: anything but the copy-ceiling kernels and cuBLAS.
 KERNEL_FILTER = "regex:^(?!.*(copy_|geam|gemm|cublas))"
@@ -140,7 +140,7 @@ def replace_rows(path, new_rows, step, problem, ids):
             for r in csv.DictReader(f):
                 same = (r.get("step") == step and (r.get("type"), r.get("rows"), r.get("cols"))
                         == problem and r.get("device") in devices)
-                mine = ids is None or re.sub(r"-pass\d+$", "", r.get("id", "")) in ids
+                mine = ids is None or kernel_of(r.get("id", "")) in ids
                 if not (same and mine):
                     kept.append([r.get(h, "") for h in HEADER])
     write_csv(path, HEADER, kept + new_rows)
@@ -162,7 +162,7 @@ def merge(path, out):
     for r in rows:
         groups.setdefault((r["step"], r["type"], r["rows"], r["cols"]), []).append(r)
     for (step, *problem), new in groups.items():
-        ids = {re.sub(r"-pass\d+$", "", r["id"]) for r in new}
+        ids = {kernel_of(r["id"]) for r in new}
         replace_rows(out, [[r[h] for h in HEADER] for r in new], step, tuple(problem), ids)
     print(f"profile: {len(rows)} rows of {path} merged into {out}", file=sys.stderr)
     return 0
