@@ -327,28 +327,9 @@ TEST(CpuStep10Check, FindsTheFirstWrongElementOfOneGpusBlock) {
   }
   CUDA_CHECK(cudaDeviceSynchronize());
 
-  const std::string where = p.describe() + " over " + std::to_string(G) + " GPUs in " +
-                            std::to_string(chunks) + " chunks (seed " + std::to_string(seed) + ")";
-  for (int g = 0; g < G; ++g) {
-    std::vector<std::uint8_t> got(outs[g].bytes());
-    CUDA_CHECK(cudaMemcpy(got.data(), outs[g].get(), got.size(), cudaMemcpyDeviceToHost));
-    const std::size_t n = at.out_elems(g) * size;
-    for (std::size_t i = 0; i < guard; ++i) {
-      if (got[i] != course::kPoisonByte || got[guard + n + i] != course::kPoisonByte) {
-        return ::testing::AssertionFailure() << where << ": GPU " << g << " wrote outside its block";
-      }
-    }
-    const std::uint8_t* want = ref.data() + at.col_blocks().first(g) * rows * size;
-    for (std::size_t i = 0; i < n; i += size) {
-      if (std::memcmp(want + i, got.data() + guard + i, size) != 0) {
-        const std::int64_t e = static_cast<std::int64_t>(i / size);
-        return ::testing::AssertionFailure()
-               << where << ": GPU " << g << ": wrong element at (row "
-               << at.col_blocks().first(g) + e / rows << ", col " << e % rows << ") of the output";
-      }
-    }
-  }
-  return ::testing::AssertionSuccess();
+  return step10::check_blocks(outs, guard, ref, at.col_blocks(), rows, size,
+                              p.describe() + " over " + std::to_string(G) + " GPUs in " +
+                                  std::to_string(chunks) + " chunks (seed " + std::to_string(seed) + ")");
 }
 
 TEST(Step10Simulated, EveryAwkwardShapeOverTwoThreeAndFourGpus) {
