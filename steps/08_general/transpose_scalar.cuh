@@ -159,8 +159,7 @@ cudaError_t launch_scalar(const void* in, void* out, std::int64_t rows, std::int
                           bool cut, cudaStream_t stream) {
   if (blocks_for(rows, cols, {T, T}) < 0) return cudaErrorInvalidValue;
   const TileGrid grid = make_grid(rows, cols, T, T, S);
-  const auto kernel =
-      cut ? transpose_scalar<S, T, true, TileOf> : transpose_scalar<S, T, false, TileOf>;
+  auto kernel = cut ? transpose_scalar<S, T, true, TileOf> : transpose_scalar<S, T, false, TileOf>;
   // phase: where the output buffer starts in its sector, in elements
   const int phase = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / S % (32 / S));
   kernel<<<static_cast<unsigned>(grid.tiles()), kThreads, 0, stream>>>(
