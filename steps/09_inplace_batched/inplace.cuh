@@ -49,9 +49,12 @@ __host__ __device__ inline TilePair upper_pair(unsigned k) {
   return {static_cast<unsigned>(k - triangle(j)), j};
 }
 
-/// Transposes square n x n matrices in their own buffer, one tile pair per block: block k of
-/// matrix b (blockIdx.x = b * pairs_per_matrix + k) swaps pair k of the upper triangle.
-/// Threads: TILE x ROWS; each thread moves TILE / ROWS rows of each tile.
+/// Transposes square matrices in their own buffer, one tile pair per block: block k of matrix b
+/// (blockIdx.x = b * pairs_per_matrix + k) swaps pair k of the upper triangle. Each matrix is
+/// side x side, in rows n elements apart; matrix b starts at row (b / across) side, column
+/// (b % across) side. A batch of squares: side = n, across = 1. Part 3's rectangle: the c x c
+/// blocks of a grid `across` blocks wide (RECTANGLES.md). Threads: TILE x ROWS; each thread moves
+/// TILE / ROWS rows of each tile.
 ///
 /// @p m is read and written through the one pointer. __restrict__ on it would be legal (it
 /// promises only that no OTHER pointer reaches these elements) and is not needed. What an
@@ -71,7 +74,8 @@ __device__ void stage_through_registers(const T* a, std::int64_t n, std::int64_t
 
 template <typename T, int TILE, int ROWS, bool REGISTERS = false>
 __global__ void __launch_bounds__(TILE * ROWS, 2048 / (TILE * ROWS))
-    transpose_inplace_pairs(T* m, std::int64_t n, unsigned pairs_per_matrix) {
+    transpose_inplace_pairs(T* m, std::int64_t n, unsigned pairs_per_matrix, std::int64_t side,
+                            unsigned across) {
   static_assert(TILE % 32 == 0 && TILE % ROWS == 0, "whole warps across a tile row");
   constexpr int kPerThread = TILE / ROWS;
   // Two tiles, padded by one column so that reading a column hits 32 different banks.
@@ -80,13 +84,13 @@ __global__ void __launch_bounds__(TILE * ROWS, 2048 / (TILE * ROWS))
 
   const unsigned matrix = blockIdx.x / pairs_per_matrix;
   const TilePair pair = upper_pair(blockIdx.x - matrix * pairs_per_matrix);
-  T* const a = m + static_cast<std::int64_t>(matrix) * n * n;
+  T* const a = m + (matrix / across) * side * n + (matrix % across) * side;
   // Tile (i, j) starts at row r0, column c0; its mirror (j, i) at row c0, column r0. At the
   // bottom and right edges a tile is cut short: (i, j) is h x w, its mirror w x h.
   const std::int64_t r0 = static_cast<std::int64_t>(pair.i) * TILE;
   const std::int64_t c0 = static_cast<std::int64_t>(pair.j) * TILE;
-  const int h = static_cast<int>(n - r0 < TILE ? n - r0 : TILE);
-  const int w = static_cast<int>(n - c0 < TILE ? n - c0 : TILE);
+  const int h = static_cast<int>(side - r0 < TILE ? side - r0 : TILE);
+  const int w = static_cast<int>(side - c0 < TILE ? side - c0 : TILE);
   // A diagonal tile is its own mirror: read, and later written, once. The same for the whole
   // block, so no divergence.
   const bool diagonal = pair.i == pair.j;
@@ -139,7 +143,7 @@ cudaError_t transpose_inplace(T* m, std::int64_t rows, std::int64_t cols, std::i
   if (pairs > 0x7FFFFFFF / batch) return cudaErrorInvalidValue;
   const unsigned blocks = static_cast<unsigned>(pairs * batch);
   transpose_inplace_pairs<T, TILE, ROWS, REGISTERS>
-      <<<blocks, dim3(TILE, ROWS), 0, stream>>>(m, rows, static_cast<unsigned>(pairs));
+      <<<blocks, dim3(TILE, ROWS), 0, stream>>>(m, rows, static_cast<unsigned>(pairs), rows, 1);
   return cudaGetLastError();
 }
 

@@ -1,148 +1,146 @@
-// Step 09, part 3 - a rectangle in place (RECTANGLES.md). What changed since part 1: a tile of a
-// rectangle has no mirror to swap with, so the transpose is taken apart into moves that each keep
-// an element in its row or its column (rect_index.cuh has the arithmetic), one pass each: column
-// reflections (pairs swapped through shared memory), a row shuffle, two rounds of row swaps.
+// Step 09, part 3 - a rectangle in place (RECTANGLES.md), in two passes where c = gcd(m, n) >= 32.
+// What changed since part 1: a tile of a rectangle has no mirror to swap with, but the m x n
+// matrix is a grid of c x c squares. Pass 1 transposes each square in place by part 1's tile
+// pairs; pass 2 moves whole row pieces of c elements along the cycles of a permutation
+// (rect_routes.cuh has the index arithmetic). Where c = 1, part 4's row and column passes
+// (rect_gcd1.cuh, COPRIME.md) come first and the same cycle kernel moves whole rows; every other
+// shape runs the general passes of rect_general.cuh.
 //
-//   make step09 && ./step09 --mode inplace --rows 8191 --cols 4097
+//   make step09 && ./step09 --mode inplace --rows 8192 --cols 4096
 #pragma once
 
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <climits>
 
-#include "device_buffer.cuh"
-#include "rect_index.cuh"
+#include "inplace.cuh"
+#include "rect_gcd1.cuh"
+#include "rect_general.cuh"
+#include "rect_routes.cuh"
 
 namespace step09 {
 
-/// Column j reflected about row floor(j / per) (mod m): per = b, the pre-reflection; per = 1, the
-/// column reflection. A 32 x 8 block swaps the pairs whose upper element is in its 32x32 tile. The
-/// centre moves down at most one row per column, so the partners lie in 63 consecutive rows, the
-/// band: both sides go into shared memory as row pieces, then come back swapped.
-template <typename T>
+/// Pieces of @p len units (a unit is 4 or 16 bytes) moved along the cycles of a gather,
+/// new[x_s] = old[x_s+1]. One warp takes one cycle and 32 consecutive units of every piece on it,
+/// and reads the pieces x_s+1 .. x_s+K before it writes x_s .. x_s+K-1: only x0 is read after it
+/// is written, and its value is kept from the start. The cycle's piece numbers come from the table
+/// 32 at a time, one per lane, and reach the other lanes by shuffles.
+template <typename U, int K, typename Index>
 __global__ void __launch_bounds__(256)
-    reflect_columns(T* a, i64 m, i64 n, i64 per, i64 tiles_down) {
-  __shared__ T own[32][33];
-  __shared__ T band[63][33];
-  const i64 i0 = (blockIdx.x % tiles_down) * 32, j0 = (blockIdx.x / tiles_down) * 32;
-  const int t = threadIdx.x;
-  const i64 j = j0 + t;
-  const int delta = static_cast<int>(j / per - j0 / per);  // 0..31 rows below column j0's centre
-  const i64 center = (j / per) % m;
-  const i64 base = wrap(j0 / per - i0 - 31, m);  // the row of band[0]
-  unsigned mine = 0;  // bit r: row i0 + r of column j swaps with a partner below it
-  for (int r = 0; r < 32; ++r) {
-    const i64 i = i0 + r;
-    const i64 partner = center - i < 0 ? center - i + m : center - i;
-    if (j < n && i < m && i < partner) mine |= 1u << r;
-  }
-  // The partner of row i0 + r is band row 31 + delta - r.
-  auto band_row = [&](int q) { const i64 x = base + q; return x < m ? x : x % m; };
-  auto swapped = [&](int r) { return r >= 0 && r < 32 && (mine >> r & 1); };
-  for (int r = threadIdx.y; r < 32; r += 8)
-    if (swapped(r)) own[r][t] = a[(i0 + r) * n + j];
-  for (int q = threadIdx.y; q < 63; q += 8)
-    if (swapped(31 + delta - q)) band[q][t] = a[band_row(q) * n + j];
-  __syncthreads();  // every element this block overwrites is in shared memory
-  for (int r = threadIdx.y; r < 32; r += 8)
-    if (swapped(r)) a[(i0 + r) * n + j] = band[31 + delta - r][t];
-  for (int q = threadIdx.y; q < 63; q += 8)
-    if (swapped(31 + delta - q)) a[band_row(q) * n + j] = own[31 + delta - q][t];
-}
-
-/// The row shuffle: row i, and when c > 1 its mirror (m - i) mod m (which turns the pre-
-/// reflection into a rotation), read whole into `buf`, then written back gathered, each from the
-/// other. `buf` is shared memory, or, for rows too long for it, two rows of global scratch.
-template <typename T>
-__global__ void shuffle_rows(T* a, RectShape s, bool mirror, T* scratch) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  T* const buf = scratch ? scratch + 2 * s.n * blockIdx.x : reinterpret_cast<T*>(smem);
-  const i64 n = s.n, rows = mirror ? s.m / 2 + 1 : s.m;
-  for (i64 i = blockIdx.x; i < rows; i += gridDim.x) {
-    const i64 i2 = mirror ? wrap(s.m - i, s.m) : i;
-    const bool two = i2 != i;
-    for (i64 j = threadIdx.x; j < n; j += blockDim.x) {
-      buf[j] = a[i * n + j];
-      if (two) buf[n + j] = a[i2 * n + j];
+    permute_pieces(U* a, Index len, const int* starts, const int* order, unsigned cycles,
+                   unsigned chunks) {
+  const unsigned long long warp = blockIdx.x * 8ULL + threadIdx.x / 32;
+  const unsigned cycle = static_cast<unsigned>(warp / chunks);
+  if (cycle >= cycles) return;  // the whole warp: the shuffles below need all 32 lanes
+  const int lane = threadIdx.x % 32;
+  const Index e = static_cast<Index>(warp - 1ULL * cycle * chunks) * 32 + lane;
+  const bool active = e < len;
+  const int length = starts[cycle + 1] - starts[cycle];
+  const int* const x = order + starts[cycle];
+  int window = x[lane < length ? lane : length - 1];  // x_(s0 + lane)
+  const int x0 = __shfl_sync(~0u, window, 0);
+  U first{};
+  if (active) first = a[static_cast<Index>(x0) * len + e];
+  for (int s0 = 0; s0 < length; s0 += K) {
+    const int next = s0 + K + lane < length ? x[s0 + K + lane] : 0;  // the next window, early
+    U v[K];
+#pragma unroll
+    for (int s = 0; s < K; ++s) {
+      const int from = __shfl_sync(~0u, window, s + 1);
+      v[s] = first;  // x_length is x0
+      if (active && s0 + s + 1 < length) v[s] = a[static_cast<Index>(from) * len + e];
     }
-    __syncthreads();
-    const T* const old_i2 = two ? buf + n : buf;
-    ShuffleWalk w(s, i, threadIdx.x, blockDim.x), w2(s, i2, threadIdx.x, blockDim.x);
-    for (i64 j = threadIdx.x; j < n; j += blockDim.x) {
-      a[i * n + j] = old_i2[w.source()];
-      if (two) a[i2 * n + j] = buf[w2.source()];
-      w.advance();
-      w2.advance();
+#pragma unroll
+    for (int s = 0; s < K; ++s) {
+      const int to = __shfl_sync(~0u, window, s);
+      if (active && s0 + s < length) a[static_cast<Index>(to) * len + e] = v[s];
     }
-    __syncthreads();  // before the next row overwrites buf
+    window = next;
   }
 }
 
-/// The row swaps, one round: rows x and partner[x] swapped, by the block of the smaller one.
-template <typename T>
-__global__ void swap_rows(T* a, i64 n, const int* partner) {
-  const i64 x = blockIdx.x, y = partner[x];
-  if (y <= x) return;
-  for (i64 j = threadIdx.x; j < n; j += blockDim.x) {
-    const T v = a[x * n + j];
-    a[x * n + j] = a[y * n + j];
-    a[y * n + j] = v;
-  }
-}
-
-constexpr int kScratchBlocks = 8;  // row-shuffle blocks when rows live in global scratch
-
-/// What a shape needs besides its matrix, made by its first call and kept: the row swaps' 2 m
-/// partners, and the row shuffle's global rows when its rows do not fit in shared memory.
+/// What a shape needs besides its matrix, made by its first call and kept: the route, the cycle
+/// table of the last pass (starts, then order), and the general passes' own plan.
 struct RectPlan {
   i64 m = 0, n = 0;
   std::size_t elem = 0;
-  course::DeviceBuffer partners, rows;
-  std::size_t bytes() const { return partners.bytes() + rows.bytes(); }
+  Route route = Route::none;
+  unsigned cycles = 0;
+  course::DeviceBuffer table;
+  GeneralPlan general;
+  std::size_t bytes() const { return table.bytes() + general.bytes(); }
 };
 
-/// Transposes the rows x cols matrix at @p a in place, into cols x rows: any sides below 2^31,
-/// else cudaErrorInvalidValue. A 1 x N or N x 1 matrix is its own transpose: nothing runs.
+/// The last pass of either route: pieces of @p len elements along the plan's cycles, in 16-byte
+/// units where the piece and the matrix's address allow, else 4-byte ones.
+template <typename T, typename Index>
+void permute(T* a, i64 len, const RectPlan& plan, cudaStream_t stream) {
+  if (plan.cycles == 0) return;  // a square: nothing moves
+  const i64 bytes = len * static_cast<i64>(sizeof(T));
+  const bool wide = bytes % 16 == 0 && reinterpret_cast<std::uintptr_t>(a) % 16 == 0;
+  const i64 units = wide ? bytes / 16 : bytes / 4, chunks = (units + 31) / 32;
+  const unsigned blocks = static_cast<unsigned>((plan.cycles * chunks + 7) / 8);
+  const int* const starts = plan.table.as<int>();
+  const int* const order = starts + plan.cycles + 1;
+  if (wide) {
+    permute_pieces<uint4, 8, Index><<<blocks, 256, 0, stream>>>(
+        reinterpret_cast<uint4*>(a), units, starts, order, plan.cycles, chunks);
+  } else {
+    permute_pieces<unsigned, 16, Index><<<blocks, 256, 0, stream>>>(
+        reinterpret_cast<unsigned*>(a), units, starts, order, plan.cycles, chunks);
+  }
+}
+
+template <typename T, typename Index>
+void run_route(T* a, const RectShape& s, const RectPlan& plan, cudaStream_t stream) {
+  if (plan.route == Route::blocks) {  // pass 1: each c x c square by part 1's tile pairs
+    constexpr int kTile = sizeof(T) == 4 ? 64 : 32;  // rows of 256 bytes
+    const unsigned tiles = static_cast<unsigned>((s.c + kTile - 1) / kTile);
+    const unsigned pairs = tiles * (tiles + 1) / 2, squares = static_cast<unsigned>(s.a * s.b);
+    transpose_inplace_pairs<T, kTile, 8><<<squares * pairs, dim3(kTile, 8), 0, stream>>>(
+        a, s.n, pairs, s.c, static_cast<unsigned>(s.b));
+    return permute<T, Index>(a, s.c, plan, stream);
+  }
+  gcd1_rows_and_columns<T, Index>(a, s, stream);  // passes 1 and 2 (rect_gcd1.cuh)
+  permute<T, Index>(a, s.n, plan, stream);
+}
+
+/// Transposes the rows x cols matrix at @p a in place, into cols x rows: two passes where
+/// gcd >= 32, three where gcd = 1, the general passes otherwise; sides below 2^31, else
+/// cudaErrorInvalidValue. A 1 x N or N x 1 matrix is its own transpose: nothing runs.
 template <typename T>
 cudaError_t transpose_inplace_rect(T* a, i64 rows, i64 cols, RectPlan& plan,
                                    cudaStream_t stream = nullptr) {
   if (rows < 1 || cols < 1) return cudaErrorInvalidValue;
   if (rows == 1 || cols == 1) return cudaSuccess;
-  const i64 tiles_down = (rows + 31) / 32, strips = (cols + 31) / 32;
-  if (std::max(rows, cols) > INT_MAX || tiles_down * strips > INT_MAX) return cudaErrorInvalidValue;
+  if (std::max(rows, cols) > INT_MAX) return cudaErrorInvalidValue;
   const RectShape s = rect_shape(rows, cols);
-  const bool mirror = s.c > 1;
-  const std::size_t row_bytes = (mirror ? 2 : 1) * cols * sizeof(T);
-  int device = 0, limit = 0;  // shared memory one block may have
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const bool in_shared = row_bytes <= static_cast<std::size_t>(limit);
   if (plan.m != rows || plan.n != cols || plan.elem != sizeof(T)) {  // a new shape: plan it
-    const std::vector<int> partners = row_swaps(s);
-    plan.partners = course::DeviceBuffer(2 * rows * sizeof(int));
-    CUDA_CHECK(cudaMemcpy(plan.partners.as<int>(), partners.data(), 2 * rows * sizeof(int),
+    int device = 0, smem = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    plan.route = choose_route(rows, cols, sizeof(T), static_cast<std::size_t>(smem));
+    Cycles cy;
+    if (plan.route == Route::blocks) {
+      cy = gather_cycles(s.a * s.b * s.c, [&](i64 p) { return piece_source(p, s.a, s.b, s.c); });
+    } else if (plan.route == Route::gcd1) {
+      cy = gather_cycles(rows, [&](i64 i) { return row_source(s, i); });
+    }
+    plan.cycles = static_cast<unsigned>(cy.count());
+    cy.starts.insert(cy.starts.end(), cy.order.begin(), cy.order.end());  // one table
+    plan.table = course::DeviceBuffer(cy.starts.size() * sizeof(int));
+    CUDA_CHECK(cudaMemcpy(plan.table.get(), cy.starts.data(), plan.table.bytes(),
                           cudaMemcpyHostToDevice));
-    plan.rows = in_shared ? course::DeviceBuffer()
-                          : course::DeviceBuffer(kScratchBlocks * 2 * cols * sizeof(T));
     plan.m = rows, plan.n = cols, plan.elem = sizeof(T);
   }
-  if (in_shared) {
-    CUDA_CHECK(cudaFuncSetAttribute(shuffle_rows<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(row_bytes)));
+  if (plan.route == Route::general) {
+    return transpose_rect_general(a, rows, cols, plan.general, stream);
   }
-  const unsigned tiles = static_cast<unsigned>(tiles_down * strips);
-  const int threads = cols < 512 ? static_cast<int>((cols + 31) / 32 * 32) : 512;
-  if (mirror) {  // the pre-reflection
-    reflect_columns<T><<<tiles, dim3(32, 8), 0, stream>>>(a, rows, cols, s.b, tiles_down);
-  }
-  const unsigned shuffles = in_shared ? static_cast<unsigned>(mirror ? rows / 2 + 1 : rows)
-                                      : kScratchBlocks;
-  shuffle_rows<T><<<shuffles, in_shared ? threads : 1024, in_shared ? row_bytes : 0, stream>>>(
-      a, s, mirror, in_shared ? nullptr : plan.rows.as<T>());
-  reflect_columns<T><<<tiles, dim3(32, 8), 0, stream>>>(a, rows, cols, 1, tiles_down);
-  for (const int* round : {plan.partners.as<int>(), plan.partners.as<int>() + rows}) {
-    swap_rows<T><<<static_cast<unsigned>(rows), threads, 0, stream>>>(a, cols, round);
+  if (rows * cols <= static_cast<i64>(UINT_MAX)) {  // 32-bit element indices
+    run_route<T, unsigned>(a, s, plan, stream);
+  } else {
+    run_route<T, std::uint64_t>(a, s, plan, stream);
   }
   return cudaGetLastError();
 }

@@ -82,8 +82,9 @@ INSTANTIATE_TEST_SUITE_P(InPlace, Step09InPlace, ::testing::ValuesIn(cases(Mode:
                          case_name);
 
 // ---------------------------------------------------------------------------------------------
-// In place, one rectangle: the passes of inplace_rect.cuh on every awkward shape (primes, 1 x N,
-// N x 1, one side a multiple of the other, gcd above 1 and not), both types.
+// In place, one rectangle: the lesson's routes (inplace_rect.cuh; the general passes where they
+// take none) on every awkward shape (primes, 1 x N, N x 1, one side a multiple of the other, gcd
+// above 1 and not), both types. test_rect_routes.cu tests each route on its own shapes.
 
 class Step09InPlaceRect : public ::testing::TestWithParam<ElemType> {
  protected:
@@ -98,23 +99,13 @@ TEST_P(Step09InPlaceRect, TransposesAwkwardShapes) {
 }
 
 TEST_P(Step09InPlaceRect, TransposesSquaresToo) {
-  REQUIRE_GPU();  // --mode inplace sends squares to the tile pairs; the passes do them as well
+  REQUIRE_GPU();  // --mode inplace sends squares to the tile pairs; the routes do them as well
   for (std::int64_t n : course::awkward_square_sizes()) {
     ASSERT_TRUE(course::check_transpose(v(), Problem{GetParam(), n, n, 1}));
   }
 }
 
-TEST_P(Step09InPlaceRect, TransposesTheLessonShapes) {
-  REQUIRE_GPU();
-  const Variant rect = v();  // one plan, remade at each new shape
-  for (const course::Shape& s :
-       std::vector<course::Shape>{{3, 5}, {7, 13}, {8192, 4096}, {4096, 8192}, {8191, 4097},
-                                  {10000, 1000}, {1000, 10000}, {96, 32}, {62, 93}, {33, 1089}}) {
-    ASSERT_TRUE(course::check_transpose(rect, Problem{GetParam(), s.rows, s.cols, 1}));
-  }
-}
-
-// Rows (two when gcd > 1) longer than shared memory go through global scratch rows.
+// Rows longer than shared memory: the general passes, through global scratch rows.
 TEST_P(Step09InPlaceRect, TransposesRowsLongerThanSharedMemory) {
   REQUIRE_GPU();
   for (const course::Shape& s : std::vector<course::Shape>{{3, 30000}, {7, 60013}, {2, 70001}}) {
@@ -127,13 +118,6 @@ INSTANTIATE_TEST_SUITE_P(InPlaceRect, Step09InPlaceRect,
                          [](const ::testing::TestParamInfo<ElemType>& i) {
                            return std::string(elem_name(i.param));
                          });
-
-// Past 2^31 elements (8.6 GB of float32): every index is 64-bit.
-TEST(Step09InPlaceRectLarge, TransposesPast2To31ElementsLarge) {
-  REQUIRE_GPU();
-  const Variant v = step09::rect_variants(ElemType::f32, std::make_shared<step09::RectPlan>())[0];
-  ASSERT_TRUE(course::check_transpose(v, Problem{ElemType::f32, 65537, 32771, 1}));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Batched, out of place: each matrix of the batch is checked against the batched CPU reference.

@@ -10,7 +10,7 @@ namespace step09_test {
 
 // The rectangle's moves written out, as RECTANGLES.md states them. Reflection about row
 // `center`: row i swaps with row (center - i) mod m.
-std::int64_t reflect(std::int64_t center, std::int64_t i, std::int64_t m) {
+inline std::int64_t reflect(std::int64_t center, std::int64_t i, std::int64_t m) {
   return step09::wrap(center - i, m);
 }
 
@@ -18,7 +18,7 @@ std::int64_t reflect(std::int64_t center, std::int64_t i, std::int64_t m) {
 // plus m where i - (j mod c) > m - c, it is ((k floor(f / c)) mod b) + (f mod c) b; since c
 // divides n and m, floor(f / c) = i b + floor((j - i) / c) (+ a), and k a = 1 (mod b). The
 // kernel's ShuffleWalk must agree with it everywhere.
-std::int64_t shuffle_source(const step09::RectShape& s, std::int64_t i, std::int64_t j) {
+inline std::int64_t shuffle_source(const step09::RectShape& s, std::int64_t i, std::int64_t j) {
   const std::int64_t u = j - i;
   const std::int64_t q = (u >= 0 ? u : u - s.c + 1) / s.c;  // floor(u / c)
   const std::int64_t e = i - j % s.c > s.m - s.c ? 1 : 0;

@@ -1,5 +1,6 @@
 // The kernels of step 09 as the harness and the tests see them, one list per --mode (the parts
-// of the lesson: 1 README.md, squares in place; 2 BATCHED.md; 3 RECTANGLES.md, rectangles):
+// of the lesson: 1 README.md, squares in place; 2 BATCHED.md; 3 RECTANGLES.md and 4 COPRIME.md,
+// rectangles):
 //   inplace          one square matrix in its own buffer      "in-place tile pairs ..."
 //                    one rectangle in its own buffer          "in-place rectangle ..."
 //   batched          B matrices, out of place                 "batched ..."
@@ -31,8 +32,9 @@ inline course::StepInfo info() {
   step.title = "in-place and batched transposes";
   step.description =
       "In place: a square matrix is transposed in its own buffer, one block per pair of tiles\n"
-      "(i, j) and (j, i) of the upper triangle; a rectangle by passes that each keep an element\n"
-      "in its row or its column. Batched: many matrices stored back to back are transposed in\n"
+      "(i, j) and (j, i) of the upper triangle; a rectangle in two passes (c x c squares, then\n"
+      "pieces along cycles) where gcd(rows, cols) >= 32, in three (rows, columns, rows) where\n"
+      "gcd = 1, and by the general passes otherwise. Batched: many matrices stored back to back are transposed in\n"
       "one launch, by tiles numbered across the batch or by whole small matrices grouped per\n"
       "block. --mode inplace-batched takes square matrices only (--rows = --cols).";
   step.types = {course::ElemType::f32, course::ElemType::f64};
@@ -91,10 +93,10 @@ course::Variant whole(bool in_place) {
 }
 
 /// A rectangle in place (inplace_rect.cuh). @p plan keeps what the first call for a shape
-/// makes (the row partners of pass 4, device memory), so that the timed calls only launch.
+/// makes (the route and its cycle table, device memory), so that the timed calls only launch.
 template <typename T>
 course::Variant rect(std::shared_ptr<RectPlan> plan) {
-  course::Variant v{"rect", "in-place rectangle, row and column passes", "32x8", "32x32",
+  course::Variant v{"rect", "in-place rectangle, two or three passes", "-", "-",
                     [plan](const course::Problem& p, const void*, void* out, cudaStream_t s) {
                       return transpose_inplace_rect<T>(static_cast<T*>(out), p.rows, p.cols,
                                                        *plan, s);
@@ -178,19 +180,23 @@ inline std::vector<course::Variant> from_options(const course::Options& opt,
   return variants(mode, p.type);
 }
 
-/// The line main prints under the table after a rectangle ran in place: the device memory it
-/// used besides the matrix, also in elements of the longer side.
+/// The line main prints under the table after a rectangle ran in place: the route it took and
+/// the device memory it used besides the matrix, also in elements of the longer side.
 inline std::string scratch_note(const RectPlan& plan, const course::Problem& p) {
-  if (plan.m == 0) {
+  if (plan.m == 0 || plan.route == Route::none) {
     return "note: in-place rectangle: a 1 x N or N x 1 matrix is its own transpose in memory; "
            "nothing was launched";
   }
+  const char* route = plan.route == Route::blocks ? "c x c squares, then pieces (2 passes)"
+                      : plan.route == Route::gcd1 ? "gcd 1: rows, columns, then rows (3 passes)"
+                                                  : "the general passes (4 or 5)";
   const double bytes = static_cast<double>(plan.bytes());
   const double side = static_cast<double>(std::max(p.rows, p.cols) * course::elem_size(p.type));
-  char line[200];
+  char line[240];
   std::snprintf(line, sizeof line,
-                "note: in-place rectangle: %.1f KB of scratch = %.2f x max(rows, cols) elements",
-                bytes / 1e3, bytes / side);
+                "note: in-place rectangle: %s, %u cycles, %.1f KB of scratch = %.2f x max(rows, "
+                "cols) elements",
+                route, plan.cycles, bytes / 1e3, bytes / side);
   return line;
 }
 

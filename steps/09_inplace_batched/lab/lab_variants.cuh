@@ -10,9 +10,10 @@
 //   tile pairs 64x64, through registers  loads in registers, not cp.async (register_pairs.cuh)
 // A rectangle (--rows != --cols) gets the rectangle's variants instead, the lesson's first, in
 // float32 or float64:
-//   rectangle, reflections in shared memory   the lesson's passes (../inplace_rect.cuh)
-//   rectangle, reflections in place            pair swaps without shared memory (rect_direct.cuh)
-//   rectangle, three passes                    c x c blocks, or gcd 1 (three_pass.cuh)
+//   rectangle, two or three passes             the lesson's routes (../inplace_rect.cuh)
+//   rectangle, general passes                  the baseline, any gcd (../rect_general.cuh)
+//   rectangle, general, reflections in place   its reflections without shared memory
+//                                              (rect_direct.cuh)
 // No name is part of another, so that --only and a lesson's marker pick exactly one.
 #pragma once
 
@@ -26,7 +27,6 @@
 #include "rect_direct.cuh"
 #include "register_pairs.cuh"
 #include "sector_pairs.cuh"
-#include "three_pass.cuh"
 #include "variants.cuh"
 
 namespace step09_lab {
@@ -41,9 +41,9 @@ inline course::StepInfo info() {
       "other thread counts per tile (bytes in flight against row-piece width), warps shifted\n"
       "onto sectors, 2x2 pairs per block, and loads through registers instead of cp.async\n"
       "(float32 only).\n"
-      "A rectangle (--rows != --cols) runs the lesson's\n"
-      "in-place passes beside the same passes with their column reflections done without\n"
-      "shared memory, and the three-pass rectangle (float64 too).";
+      "A rectangle (--rows != --cols) runs the lesson's two or three passes beside the\n"
+      "general passes (four or five, any shape: the baseline) and the same general passes with\n"
+      "their column reflections done without shared memory (float64 too).";
   step.types = {course::ElemType::f32, course::ElemType::f64};
   step.cublas_reference = true;
   return step;
@@ -100,17 +100,29 @@ inline std::vector<course::Variant> variants() {
           through_registers()};
 }
 
-/// The rectangle's variants, the lesson's passes first (control); each has its own plan.
-/// @p three, when given, receives the three-pass kernel's plan (main prints its scratch).
+/// The rectangle's variants, the lesson's routes first (control); each has its own plan.
+/// @p lesson, when given, receives the control's plan (main prints its route and scratch).
 inline std::vector<course::Variant> rect_variants(
     course::ElemType type = course::ElemType::f32,
-    std::shared_ptr<ThreePassPlan>* three = nullptr) {
-  auto lesson = step09::rect_variants(type, std::make_shared<step09::RectPlan>());
-  lesson[0].name = "rectangle, reflections in shared memory";
-  auto plan = std::make_shared<step09::RectPlan>();
+    std::shared_ptr<step09::RectPlan>* lesson = nullptr) {
+  auto lesson_plan = std::make_shared<step09::RectPlan>();
+  if (lesson) *lesson = lesson_plan;
+  course::Variant control = step09::rect_variants(type, lesson_plan)[0];
+  control.name = "rectangle, two or three passes";
   const bool f64 = type == course::ElemType::f64;
+  auto general_plan = std::make_shared<step09::GeneralPlan>();
+  course::Variant general{
+      "rect-general", "rectangle, general passes", "32x8", "32x32",
+      [general_plan, f64](const course::Problem& p, const void*, void* out, cudaStream_t s) {
+        return f64 ? step09::transpose_rect_general<double>(static_cast<double*>(out), p.rows,
+                                                            p.cols, *general_plan, s)
+                   : step09::transpose_rect_general<float>(static_cast<float*>(out), p.rows,
+                                                           p.cols, *general_plan, s);
+      }};
+  general.in_place = true;
+  auto plan = std::make_shared<step09::GeneralPlan>();
   course::Variant direct{
-      "rect-direct", "rectangle, reflections in place", "32x8", "-",
+      "rect-direct", "rectangle, general, reflections in place", "32x8", "-",
       [plan, f64](const course::Problem& p, const void*, void* out, cudaStream_t s) {
         return f64 ? transpose_rect_direct<double>(static_cast<double*>(out), p.rows, p.cols,
                                                    *plan, s)
@@ -118,15 +130,13 @@ inline std::vector<course::Variant> rect_variants(
                                                   *plan, s);
       }};
   direct.in_place = true;
-  auto three_plan = std::make_shared<ThreePassPlan>();
-  if (three) *three = three_plan;
-  return {lesson[0], direct, three_pass_variant(type, three_plan)};
+  return {control, general, direct};
 }
 
 /// The kernels for a parsed command line: the tile pairs for a square, the rectangle's passes
 /// otherwise (sides below 2^31, refused here with the reason before anything touches the device).
-inline std::vector<course::Variant> from_options(const course::Options& opt,
-                                                 std::shared_ptr<ThreePassPlan>* three = nullptr) {
+inline std::vector<course::Variant> from_options(
+    const course::Options& opt, std::shared_ptr<step09::RectPlan>* lesson = nullptr) {
   const course::Problem& p = opt.problem;
   if (p.rows == p.cols && p.type != course::ElemType::f32) {
     throw course::UsageError("--type: the lab's tile pairs are float32 only; a rectangle "
@@ -137,7 +147,7 @@ inline std::vector<course::Variant> from_options(const course::Options& opt,
     throw course::UsageError("--rows x --cols: an in-place rectangle needs sides below 2^31, got " +
                              std::to_string(p.rows) + " x " + std::to_string(p.cols));
   }
-  return rect_variants(p.type, three);
+  return rect_variants(p.type, lesson);
 }
 
 }  // namespace step09_lab

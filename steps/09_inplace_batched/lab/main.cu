@@ -8,14 +8,16 @@
 #include "lab_variants.cuh"
 
 int main(int argc, char** argv) {
-  std::shared_ptr<step09_lab::ThreePassPlan> plan;  // set when a rectangle runs
+  std::shared_ptr<step09::RectPlan> plan;  // the lesson's plan, set when a rectangle runs
   course::Problem problem;
+  bool listed = false;  // --list: nothing ran
   const int code = course::run_step(argc, argv, step09_lab::info(), [&](const course::Options& o) {
     problem = o.problem;
+    listed = o.list;
     return step09_lab::from_options(o, &plan);
   });
-  if (code == 0 && plan && plan->m != 0) {
-    std::cout << step09_lab::three_pass_note(*plan, problem) << "\n";
+  if (code == 0 && plan && plan->m != 0 && !listed) {
+    std::cout << step09::scratch_note(*plan, problem) << "\n";
   }
   return code;
 }

@@ -1,5 +1,5 @@
 // Step 09 lab: the in-place rectangle with its column reflections done without shared memory.
-// What changed from the lesson's passes (../inplace_rect.cuh): one thread per element swaps it
+// What changed from the general passes (../rect_general.cuh): one thread per element swaps it
 // with its partner directly. The element's own row piece is read and written whole by a warp,
 // but the partners of a warp's 32 columns lie on 32 different rows (an anti-diagonal in the
 // column reflection), so that side costs a 32-byte sector per 4-byte element unless L2 merges
@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <climits>
 
-#include "inplace_rect.cuh"
+#include "rect_general.cuh"
 
 namespace step09_lab {
 
@@ -40,15 +40,16 @@ __global__ void reflect_columns_direct(T* a, i64 m, i64 n, i64 per) {
   }
 }
 
-/// The lesson's launcher with reflect_columns_direct for both reflections; the same plan.
+/// The general passes (../rect_general.cuh) with reflect_columns_direct for both reflections;
+/// the same plan.
 template <typename T>
-cudaError_t transpose_rect_direct(T* a, i64 rows, i64 cols, step09::RectPlan& plan,
+cudaError_t transpose_rect_direct(T* a, i64 rows, i64 cols, step09::GeneralPlan& plan,
                                   cudaStream_t stream = nullptr) {
   if (rows < 1 || cols < 1) return cudaErrorInvalidValue;
   if (rows == 1 || cols == 1) return cudaSuccess;
   if (std::max(rows, cols) > INT_MAX) return cudaErrorInvalidValue;
-  // The row shuffle and the row swaps exactly as the lesson's launcher runs them (repeated
-  // here: the lesson's launcher has no switch for a variant it does not teach).
+  // The row shuffle and the row swaps exactly as the general launcher runs them (repeated
+  // here: that launcher has no switch for a variant it does not teach).
   const step09::RectShape s = step09::rect_shape(rows, cols);
   const bool mirror = s.c > 1;
   const std::size_t row_bytes = (mirror ? 2 : 1) * cols * sizeof(T);

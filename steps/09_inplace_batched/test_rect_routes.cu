@@ -1,9 +1,9 @@
-// Step 09 lab tests of the three-pass rectangle (three_pass.cuh): on the GPU, every awkward shape
-// and the lab's shapes in float32 and float64, matrices that do not start on 16 bytes (the last
+// Step 09 tests of the routes of parts 3 and 4 (inplace_rect.cuh, rect_gcd1.cuh): on the GPU,
+// each route's shapes in float32 and float64, matrices that do not start on 16 bytes (the last
 // pass picks its unit from the address), and past 2^31 elements; on the CPU, the route chosen per
 // shape, the scratch it needs, and the passes applied to host arrays with the kernels' own index
 // functions, in the kernels' loop order, for every shape up to 40 x 40 and sampled outputs of
-// shapes past 2^31 elements.
+// shapes past 2^31 elements. (test.cu runs the lesson's awkward shapes.)
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,17 +12,18 @@
 #include <string>
 #include <vector>
 
+#include "inplace_rect.cuh"
 #include "test_rect_reference.hpp"
 #include "testing.cuh"
-#include "three_pass.cuh"
+#include "variants.cuh"
 
 namespace {
 
 using course::ElemType;
 using course::Problem;
 using course::Shape;
-using step09_lab::Cycles;
-using step09_lab::Route;
+using step09::Cycles;
+using step09::Route;
 using i64 = std::int64_t;
 using Matrix = std::vector<i64>;
 
@@ -31,42 +32,29 @@ constexpr std::size_t kH100SharedLimit = 232448;  // cudaDevAttrMaxSharedMemoryP
 // ---------------------------------------------------------------------------------------------
 // GPU tests.
 
-class Step09LabThreePass : public ::testing::TestWithParam<ElemType> {
+class Step09Routes : public ::testing::TestWithParam<ElemType> {
  protected:
   course::Variant v() const {
-    return step09_lab::three_pass_variant(GetParam(),
-                                          std::make_shared<step09_lab::ThreePassPlan>());
+    return step09::rect_variants(GetParam(), std::make_shared<step09::RectPlan>())[0];
   }
 };
 
-TEST_P(Step09LabThreePass, TransposesAwkwardShapes) {
+// One plan through every shape, remade at each: each route, both orientations, the general
+// passes for gcd 2..31, a piece table of min(a, b) = 2, rows too long for shared memory.
+TEST_P(Step09Routes, TransposesEachRoutesShapes) {
   REQUIRE_GPU();
-  ASSERT_TRUE(course::check_awkward_shapes(v(), GetParam()));
-}
-
-TEST_P(Step09LabThreePass, TransposesSquaresToo) {
-  REQUIRE_GPU();
-  for (i64 n : course::awkward_square_sizes()) {
-    ASSERT_TRUE(course::check_transpose(v(), Problem{GetParam(), n, n, 1}));
-  }
-}
-
-// One plan through every shape, remade at each: each route, both orientations, the lesson's
-// route for gcd 2..31, a piece table of min(a, b) = 2, rows too long for shared memory.
-TEST_P(Step09LabThreePass, TransposesTheLabShapes) {
-  REQUIRE_GPU();
-  const course::Variant three = v();
+  const course::Variant rect = v();
   for (const Shape& s : std::vector<Shape>{{8192, 4096}, {4096, 8192}, {8191, 4097}, {4097, 8191},
                                            {10000, 1000}, {1000, 10000}, {96, 64}, {64, 96},
                                            {6000, 4000}, {62, 93}, {2048, 96}, {33, 1089},
                                            {3, 30001}, {7, 60013}, {2, 70001}, {5003, 3}}) {
-    ASSERT_TRUE(course::check_transpose(three, Problem{GetParam(), s.rows, s.cols, 1}));
+    ASSERT_TRUE(course::check_transpose(rect, Problem{GetParam(), s.rows, s.cols, 1}));
   }
 }
 
-// A matrix 4, 8 or 12 bytes past a 16-byte boundary: the last pass must fall back to 8- or
-// 4-byte units by itself.
-TEST_P(Step09LabThreePass, TransposesMatricesOffTheAlignment) {
+// A matrix 4, 8 or 12 bytes past a 16-byte boundary: the last pass must fall back to 4-byte
+// units by itself.
+TEST_P(Step09Routes, TransposesMatricesOffTheAlignment) {
   REQUIRE_GPU();
   const std::size_t size = course::elem_size(GetParam());
   for (std::size_t shift : {size, 2 * size, 3 * size}) {
@@ -78,7 +66,7 @@ TEST_P(Step09LabThreePass, TransposesMatricesOffTheAlignment) {
 }
 
 // A few shapes of each route, small enough for the sanitizers.
-TEST_P(Step09LabThreePass, TransposesSmallShapesOfEveryRoute) {
+TEST_P(Step09Routes, TransposesSmallShapesOfEveryRoute) {
   REQUIRE_GPU();
   for (const Shape& s : std::vector<Shape>{{3, 5}, {5, 3}, {7, 13}, {63, 65}, {33, 33}, {64, 96},
                                            {96, 64}, {100, 1000}, {1000, 50}, {62, 93},
@@ -87,41 +75,41 @@ TEST_P(Step09LabThreePass, TransposesSmallShapesOfEveryRoute) {
   }
 }
 
-TEST_P(Step09LabThreePass, ScratchStaysWithinThreeTimesTheLongerSide) {
+TEST_P(Step09Routes, ScratchStaysWithinThreeTimesTheLongerSide) {
   REQUIRE_GPU();
-  auto plan = std::make_shared<step09_lab::ThreePassPlan>();
-  const course::Variant three = step09_lab::three_pass_variant(GetParam(), plan);
+  auto plan = std::make_shared<step09::RectPlan>();
+  const course::Variant rect = step09::rect_variants(GetParam(), plan)[0];
   for (const Shape& s : std::vector<Shape>{{8192, 4096}, {8191, 4097}, {10000, 1000}, {96, 64},
                                            {1000, 10000}}) {
     const Problem p{GetParam(), s.rows, s.cols, 1};
-    ASSERT_TRUE(course::check_transpose(three, p));
+    ASSERT_TRUE(course::check_transpose(rect, p));
     EXPECT_LE(plan->bytes(), 3 * std::max(s.rows, s.cols) * sizeof(int) + sizeof(int))
         << s.rows << " x " << s.cols;
-    const std::string note = step09_lab::three_pass_note(*plan, p);
+    const std::string note = step09::scratch_note(*plan, p);
     EXPECT_NE(note.find("x max(rows, cols) elements"), std::string::npos) << note;
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(ThreePass, Step09LabThreePass,
+INSTANTIATE_TEST_SUITE_P(Routes, Step09Routes,
                          ::testing::Values(ElemType::f32, ElemType::f64),
                          [](const ::testing::TestParamInfo<ElemType>& i) {
                            return std::string(course::elem_name(i.param));
                          });
 
 // Past 2^31 elements (8.6 GB of float32): 64-bit indices, one shape per route.
-TEST(Step09LabThreePassLarge, TransposesPast2To31ElementsLarge) {
+TEST(Step09RoutesLarge, TransposesPast2To31ElementsLarge) {
   REQUIRE_GPU();
-  const course::Variant v = step09_lab::three_pass_variant(
-      ElemType::f32, std::make_shared<step09_lab::ThreePassPlan>());
+  const course::Variant v =
+      step09::rect_variants(ElemType::f32, std::make_shared<step09::RectPlan>())[0];
   ASSERT_TRUE(course::check_transpose(v, Problem{ElemType::f32, 65537, 32771, 1}));  // gcd 1
   ASSERT_TRUE(course::check_transpose(v, Problem{ElemType::f32, 65536, 32768, 1}));  // blocks
 }
 
 // The target shape in float64 (8.6 GB): rows of 185 KB, one shuffle block per SM.
-TEST(Step09LabThreePassLarge, TransposesTheTargetShapeInFloat64Large) {
+TEST(Step09RoutesLarge, TransposesTheTargetShapeInFloat64Large) {
   REQUIRE_GPU();
-  const course::Variant v = step09_lab::three_pass_variant(
-      ElemType::f64, std::make_shared<step09_lab::ThreePassPlan>());
+  const course::Variant v =
+      step09::rect_variants(ElemType::f64, std::make_shared<step09::RectPlan>())[0];
   ASSERT_TRUE(course::check_transpose(v, Problem{ElemType::f64, 46341, 23170, 1}));
 }
 
@@ -188,31 +176,27 @@ Matrix blocks_on_host(i64 m, i64 n, int K) {
       for (i64 y = 0; y < s.c; ++y)
         for (i64 x = 0; x < y; ++x)
           std::swap(a[(I * s.c + y) * n + J * s.c + x], a[(I * s.c + x) * n + J * s.c + y]);
-  auto src = [&](i64 p) { return step09_lab::piece_source(p, s.a, s.b, s.c); };
-  const Cycles cy = step09_lab::gather_cycles(s.a * s.b * s.c, src);
+  auto src = [&](i64 p) { return step09::piece_source(p, s.a, s.b, s.c); };
+  const Cycles cy = step09::gather_cycles(s.a * s.b * s.c, src);
   EXPECT_TRUE(cycles_follow(cy, s.a * s.b * s.c, src)) << m << " x " << n;
   permute_on_host(a, s.c, cy, K);
   return a;
 }
 
-/// gcd1's pass 1 as shuffle_rows_gcd1 runs it with G blocks of B threads.
-void shuffle_on_host(Matrix& a, const step09::RectShape& s, unsigned B, unsigned G) {
-  using step09_lab::add_mod;
-  using step09_lab::mul_mod;
+/// gcd1's pass 1 as shuffle_rows_gcd1 runs it with blocks of B threads, one block per row.
+void shuffle_on_host(Matrix& a, const step09::RectShape& s, unsigned B) {
+  using step09::add_mod;
+  using step09::mul_mod;
   const unsigned m = static_cast<unsigned>(s.m), n = static_cast<unsigned>(s.n);
-  const unsigned k = static_cast<unsigned>(s.k), k_block = mul_mod(k, B, n),
-                 k_grid = mul_mod(k, G, n);
+  const unsigned k = static_cast<unsigned>(s.k), step = mul_mod(k, B, n);
   Matrix old_row(n);
-  for (unsigned g = 0; g < G; ++g) {
-    unsigned ki = mul_mod(k, g, n);
-    for (unsigned i = g; i < m; i += G, ki = add_mod(ki, k_grid, n)) {
-      std::copy(&a[i * static_cast<i64>(n)], &a[i * static_cast<i64>(n)] + n, old_row.begin());
-      for (unsigned t = 0; t < B; ++t) {
-        unsigned from = step09_lab::sub_mod(mul_mod(k, t, n), ki, n);
-        for (unsigned j = t; j < n; j += B, from = add_mod(from, k_block, n)) {
-          ASSERT_EQ(from, step09_test::shuffle_source(s, i, j)) << s.m << " x " << s.n;
-          a[i * static_cast<i64>(n) + j] = old_row[from];
-        }
+  for (unsigned i = 0; i < m; ++i) {
+    std::copy(&a[i * static_cast<i64>(n)], &a[i * static_cast<i64>(n)] + n, old_row.begin());
+    for (unsigned t = 0; t < B; ++t) {
+      unsigned from = step09::sub_mod(mul_mod(k, t, n), mul_mod(k, i, n), n);
+      for (unsigned j = t; j < n; j += B, from = add_mod(from, step, n)) {
+        ASSERT_EQ(from, step09_test::shuffle_source(s, i, j)) << s.m << " x " << s.n;
+        a[i * static_cast<i64>(n) + j] = old_row[from];
       }
     }
   }
@@ -221,7 +205,7 @@ void shuffle_on_host(Matrix& a, const step09::RectShape& s, unsigned B, unsigned
 /// gcd1's pass 2 as reflect_columns_gcd1 runs it with H own rows per block, each block's loads
 /// before its stores; checks too that no element is handled by two blocks.
 void reflect_on_host(Matrix& a, i64 m64, i64 n64, int H) {
-  using step09_lab::next_row;
+  using step09::next_row;
   const unsigned m = static_cast<unsigned>(m64), n = static_cast<unsigned>(n64);
   const unsigned tiles_down = (m + H - 1) / H, strips = (n + 31) / 32;
   std::vector<char> handled(a.size(), 0);
@@ -229,12 +213,12 @@ void reflect_on_host(Matrix& a, i64 m64, i64 n64, int H) {
   for (unsigned block = 0; block < tiles_down * strips; ++block) {
     const unsigned strip = block / tiles_down, tile = block - strip * tiles_down;
     const unsigned i0 = tile * H, j0 = strip * 32, j0m = j0 % m;
-    const unsigned base = step09_lab::band_base(j0m, i0, H, m);
+    const unsigned base = step09::band_base(j0m, i0, H, m);
     for (int pass = 0; pass < 2; ++pass) {  // 0: the loads, 1: the stores after the barrier
       for (int t = 0; t < 32; ++t) {
         const unsigned j = j0 + t, jm = next_row(j0m, t, m);
         auto mine = [&](int r) {
-          return j < n && r >= 0 && r < H && i0 + r < m && step09_lab::heads(i0 + r, jm, m);
+          return j < n && r >= 0 && r < H && i0 + r < m && step09::heads(i0 + r, jm, m);
         };
         for (int ty = 0; ty < 8; ++ty) {
           for (int r = ty; r < H; r += 8) {
@@ -267,19 +251,19 @@ void reflect_on_host(Matrix& a, i64 m64, i64 n64, int H) {
 }
 
 /// The gcd1 route: shuffle, reflection, row cycles.
-Matrix gcd1_on_host(i64 m, i64 n, unsigned B, unsigned G, int H, int K) {
+Matrix gcd1_on_host(i64 m, i64 n, unsigned B, int H, int K) {
   const step09::RectShape s = step09::rect_shape(m, n);
   Matrix a = iota(m, n);
-  shuffle_on_host(a, s, B, G);
+  shuffle_on_host(a, s, B);
   reflect_on_host(a, m, n, H);
   auto src = [&](i64 i) { return step09::row_source(s, i); };
-  const Cycles cy = step09_lab::gather_cycles(m, src);
+  const Cycles cy = step09::gather_cycles(m, src);
   EXPECT_TRUE(cycles_follow(cy, m, src)) << m << " x " << n;
   permute_on_host(a, n, cy, K);
   return a;
 }
 
-TEST(CpuStep09LabThreePass, BlocksRouteTransposesEveryShapeUpTo40) {
+TEST(CpuStep09Routes, BlocksRouteTransposesEveryShapeUpTo40) {
   for (i64 m = 1; m <= 40; ++m)
     for (i64 n = 1; n <= 40; ++n) {
       const step09::RectShape s = step09::rect_shape(m, n);
@@ -288,41 +272,39 @@ TEST(CpuStep09LabThreePass, BlocksRouteTransposesEveryShapeUpTo40) {
     }
 }
 
-TEST(CpuStep09LabThreePass, Gcd1RouteTransposesEveryShapeUpTo40) {
+TEST(CpuStep09Routes, Gcd1RouteTransposesEveryShapeUpTo40) {
   for (i64 m = 2; m <= 40; ++m)
     for (i64 n = 2; n <= 40; ++n) {
       if (std::gcd(m, n) != 1) continue;
       for (unsigned B : {1u, 3u, 32u})
-        for (unsigned G : {1u, 5u})
-          for (int H : {step09_lab::kReflectRows, 4, 8}) {
-            ASSERT_TRUE(is_transpose(gcd1_on_host(m, n, B, G, H, 16), m, n))
-                << "B " << B << " G " << G << " H " << H;
-          }
+        for (int H : {step09::kReflectRows, 4, 8}) {
+          ASSERT_TRUE(is_transpose(gcd1_on_host(m, n, B, H, 16), m, n)) << "B " << B << " H " << H;
+        }
     }
 }
 
-TEST(CpuStep09LabThreePass, RoutesTransposeLargerShapes) {
+TEST(CpuStep09Routes, RoutesTransposeLargerShapes) {
   for (const Shape& s : std::vector<Shape>{{96, 64}, {64, 96}, {1000, 50}, {100, 1000},
                                            {6000 / 40, 4000 / 40}, {256, 128}, {33, 99}}) {
     ASSERT_TRUE(is_transpose(blocks_on_host(s.rows, s.cols, 8), s.rows, s.cols));
   }
   for (const Shape& s : std::vector<Shape>{{97, 61}, {63, 65}, {257, 511}, {4, 1031}, {1031, 4},
                                            {123, 4567}, {200, 3}, {511, 256}}) {
-    ASSERT_TRUE(is_transpose(gcd1_on_host(s.rows, s.cols, 256, 7, step09_lab::kReflectRows, 16),
+    ASSERT_TRUE(is_transpose(gcd1_on_host(s.rows, s.cols, 256, step09::kReflectRows, 16),
                              s.rows, s.cols));
   }
 }
 
 // Shapes past 2^31 elements, too big for the host: follow sampled outputs back through the
 // passes (each a gather) to the input element they must hold, with the kernels' index functions.
-TEST(CpuStep09LabThreePass, BlocksSampledOutputsPast2To31Elements) {
+TEST(CpuStep09Routes, BlocksSampledOutputsPast2To31Elements) {
   for (const Shape& shape : std::vector<Shape>{{65536, 32768}, {100000, 25000}, {98304, 65536},
                                                {8192, 4096}, {10000, 1000}}) {
     const i64 m = shape.rows, n = shape.cols;
     const step09::RectShape s = step09::rect_shape(m, n);
-    ASSERT_EQ(step09_lab::choose_route(m, n, 4, kH100SharedLimit), Route::blocks) << m << "x" << n;
-    auto src = [&](i64 p) { return step09_lab::piece_source(p, s.a, s.b, s.c); };
-    ASSERT_TRUE(cycles_follow(step09_lab::gather_cycles(s.a * s.b * s.c, src), s.a * s.b * s.c,
+    ASSERT_EQ(step09::choose_route(m, n, 4, kH100SharedLimit), Route::blocks) << m << "x" << n;
+    auto src = [&](i64 p) { return step09::piece_source(p, s.a, s.b, s.c); };
+    ASSERT_TRUE(cycles_follow(step09::gather_cycles(s.a * s.b * s.c, src), s.a * s.b * s.c,
                               src));
     for (i64 k = 0; k < 20000; ++k) {
       const i64 at = (k * 2654435761LL) % (m * n);
@@ -335,24 +317,24 @@ TEST(CpuStep09LabThreePass, BlocksSampledOutputsPast2To31Elements) {
   }
 }
 
-TEST(CpuStep09LabThreePass, Gcd1SampledOutputsPast2To31Elements) {
-  using step09_lab::mul_mod;
+TEST(CpuStep09Routes, Gcd1SampledOutputsPast2To31Elements) {
+  using step09::mul_mod;
   for (const Shape& shape : std::vector<Shape>{{65537, 32771}, {46349, 46341}, {46341, 23170},
                                                {8191, 4097}, {4097, 8191}}) {
     const i64 m = shape.rows, n = shape.cols;
     const step09::RectShape s = step09::rect_shape(m, n);
-    ASSERT_EQ(step09_lab::choose_route(m, n, 4, kH100SharedLimit), Route::gcd1) << m << "x" << n;
+    ASSERT_EQ(step09::choose_route(m, n, 4, kH100SharedLimit), Route::gcd1) << m << "x" << n;
     auto src = [&](i64 i) { return step09::row_source(s, i); };
-    ASSERT_TRUE(cycles_follow(step09_lab::gather_cycles(m, src), m, src));
-    const int H = step09_lab::kReflectRows;
+    ASSERT_TRUE(cycles_follow(step09::gather_cycles(m, src), m, src));
+    const int H = step09::kReflectRows;
     for (i64 k = 0; k < 20000; ++k) {
       const i64 at = (k * 2654435761LL) % (m * n);
       const i64 j = at % n;
       i64 i = src(at / n);  // pass 3
       const unsigned jm = static_cast<unsigned>(j % m);
-      if (step09_lab::heads(static_cast<unsigned>(i), jm, static_cast<unsigned>(m))) {
+      if (step09::heads(static_cast<unsigned>(i), jm, static_cast<unsigned>(m))) {
         const i64 i0 = i / H * H, j0 = j / 32 * 32;  // pass 2, through the band of i's block
-        const unsigned base = step09_lab::band_base(static_cast<unsigned>(j0 % m),
+        const unsigned base = step09::band_base(static_cast<unsigned>(j0 % m),
                                                     static_cast<unsigned>(i0), H,
                                                     static_cast<unsigned>(m));
         i = (base + H - 1 + (j - j0) - (i - i0)) % m;
@@ -360,15 +342,15 @@ TEST(CpuStep09LabThreePass, Gcd1SampledOutputsPast2To31Elements) {
         i = step09_test::reflect(jm, i, m);
       }
       const unsigned k32 = static_cast<unsigned>(s.k), n32 = static_cast<unsigned>(n);
-      const i64 col = step09_lab::sub_mod(mul_mod(k32, static_cast<unsigned>(j), n32),
+      const i64 col = step09::sub_mod(mul_mod(k32, static_cast<unsigned>(j), n32),
                                           mul_mod(k32, static_cast<unsigned>(i), n32), n32);
       ASSERT_EQ(i * n + col, (at % m) * n + at / m) << m << " x " << n << " output " << at;
     }
   }
 }
 
-TEST(CpuStep09LabThreePass, ChoosesTheRouteByGcdAndSharedMemory) {
-  using step09_lab::choose_route;
+TEST(CpuStep09Routes, ChoosesTheRouteByGcdAndSharedMemory) {
+  using step09::choose_route;
   const std::size_t lim = kH100SharedLimit;
   EXPECT_EQ(choose_route(8192, 4096, 4, lim), Route::blocks);
   EXPECT_EQ(choose_route(10000, 1000, 8, lim), Route::blocks);
@@ -377,10 +359,10 @@ TEST(CpuStep09LabThreePass, ChoosesTheRouteByGcdAndSharedMemory) {
   EXPECT_EQ(choose_route(7, 7, 8, lim), Route::blocks);
   EXPECT_EQ(choose_route(8191, 4097, 4, lim), Route::gcd1);
   EXPECT_EQ(choose_route(46341, 23170, 8, lim), Route::gcd1);     // 185 KB rows
-  EXPECT_EQ(choose_route(46341, 23170, 8, 100000), Route::lesson);  // rows too long
-  EXPECT_EQ(choose_route(3, 30001, 8, lim), Route::lesson);
-  EXPECT_EQ(choose_route(62, 93, 4, lim), Route::lesson);    // gcd 31
-  EXPECT_EQ(choose_route(2048, 96, 4, lim), Route::lesson);  // a piece table of 3 x 2048
+  EXPECT_EQ(choose_route(46341, 23170, 8, 100000), Route::general);  // rows too long
+  EXPECT_EQ(choose_route(3, 30001, 8, lim), Route::general);
+  EXPECT_EQ(choose_route(62, 93, 4, lim), Route::general);    // gcd 31
+  EXPECT_EQ(choose_route(2048, 96, 4, lim), Route::general);  // a piece table of 3 x 2048
   EXPECT_EQ(choose_route(1, 5, 4, lim), Route::none);
   EXPECT_EQ(choose_route(5, 1, 8, lim), Route::none);
   // Every awkward shape is covered by one of the routes.
@@ -394,7 +376,7 @@ TEST(CpuStep09LabThreePass, ChoosesTheRouteByGcdAndSharedMemory) {
 
 // The scratch of both routes: the cycle table, order (one int per moved piece or row) and starts
 // (one per cycle, plus one); at most 3 max(m, n) + 1 ints.
-TEST(CpuStep09LabThreePass, CycleTablesStayWithinThreeTimesTheLongerSide) {
+TEST(CpuStep09Routes, CycleTablesStayWithinThreeTimesTheLongerSide) {
   std::vector<Shape> shapes = course::awkward_shapes();
   for (const Shape& s : std::vector<Shape>{{8192, 4096}, {10000, 1000}, {8191, 4097},
                                            {46341, 23170}, {6000, 4000}, {23170, 46341}})
@@ -403,13 +385,13 @@ TEST(CpuStep09LabThreePass, CycleTablesStayWithinThreeTimesTheLongerSide) {
     const i64 m = sh.rows, n = sh.cols;
     const step09::RectShape s = step09::rect_shape(m, n);
     Cycles cy;
-    switch (step09_lab::choose_route(m, n, 4, kH100SharedLimit)) {
+    switch (step09::choose_route(m, n, 4, kH100SharedLimit)) {
       case Route::blocks:
-        cy = step09_lab::gather_cycles(
-            s.a * s.b * s.c, [&](i64 p) { return step09_lab::piece_source(p, s.a, s.b, s.c); });
+        cy = step09::gather_cycles(
+            s.a * s.b * s.c, [&](i64 p) { return step09::piece_source(p, s.a, s.b, s.c); });
         break;
       case Route::gcd1:
-        cy = step09_lab::gather_cycles(m, [&](i64 i) { return step09::row_source(s, i); });
+        cy = step09::gather_cycles(m, [&](i64 i) { return step09::row_source(s, i); });
         break;
       default:
         continue;
@@ -419,8 +401,8 @@ TEST(CpuStep09LabThreePass, CycleTablesStayWithinThreeTimesTheLongerSide) {
   }
 }
 
-TEST(CpuStep09LabThreePass, ModularArithmeticAtTheEdges) {
-  using namespace step09_lab;
+TEST(CpuStep09Routes, ModularArithmeticAtTheEdges) {
+  using namespace step09;
   const unsigned big = 0x7FFFFFFF;  // the largest side
   EXPECT_EQ(add_mod(big - 1, big - 1, big), big - 2);
   EXPECT_EQ(sub_mod(0, big - 1, big), 1u);
@@ -437,13 +419,13 @@ TEST(CpuStep09LabThreePass, ModularArithmeticAtTheEdges) {
 }
 
 // The launcher checks before it touches the device, so this runs anywhere.
-TEST(CpuStep09LabThreePass, LauncherRefusesWhatItCannotDo) {
-  step09_lab::ThreePassPlan plan;
-  EXPECT_EQ(step09_lab::transpose_three_pass<float>(nullptr, 0, 5, plan), cudaErrorInvalidValue);
-  EXPECT_EQ(step09_lab::transpose_three_pass<float>(nullptr, 2, 1LL << 31, plan),
+TEST(CpuStep09Routes, LauncherRefusesWhatItCannotDo) {
+  step09::RectPlan plan;
+  EXPECT_EQ(step09::transpose_inplace_rect<float>(nullptr, 0, 5, plan), cudaErrorInvalidValue);
+  EXPECT_EQ(step09::transpose_inplace_rect<float>(nullptr, 2, 1LL << 31, plan),
             cudaErrorInvalidValue);
-  EXPECT_EQ(step09_lab::transpose_three_pass<float>(nullptr, 1, 1LL << 33, plan), cudaSuccess);
-  EXPECT_EQ(step09_lab::transpose_three_pass<double>(nullptr, 7, 1, plan), cudaSuccess);
+  EXPECT_EQ(step09::transpose_inplace_rect<float>(nullptr, 1, 1LL << 33, plan), cudaSuccess);
+  EXPECT_EQ(step09::transpose_inplace_rect<double>(nullptr, 7, 1, plan), cudaSuccess);
 }
 
 }  // namespace
