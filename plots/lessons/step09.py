@@ -1,5 +1,6 @@
 """Step 09's figures: in place against out of place by matrix size, batched throughput by
-matrix size, and rectangles in place (RECTANGLES.md) by shape and pass by pass.
+matrix size, and rectangles in place (RECTANGLES.md, COPRIME.md) by shape and pass by pass, on
+the device that measured them.
 
 The rectangles' pass-by-pass panel reads plots/data/profile.csv (gpu__time_duration.sum of the
 passes of the rectangle, ids "rect-passP", named "..., pass P of N: kind"); without it, it is
@@ -197,12 +198,19 @@ def draw_batched(data, path):
 # -- rectangles in place -------------------------------------------------------------------------
 
 # What RECTANGLES.md predicted before any run, in % of copy, for the lesson's float32 passes:
-# (low, high) by number of passes (four with gcd 1, five with gcd above 1).
-PREDICTED = {4: (15, 22), 5: (12, 18)}
+# The lesson's rectangle (RECTANGLES.md, COPRIME.md) by route: (passes, predicted low and high %
+# of the copy, written before any run in lab/THREE_PASS.md, colour).
+ROUTES = {"blocks": (2, (38, 46), "tab:olive"), "gcd1": (3, (22, 28), "tab:purple")}
 # The kinds of pass, by the kernel name at the end of a profiled pass's name, with a colour each.
-PASS_KINDS = [("reflect_columns", "tab:red"), ("shuffle_rows", "tab:blue"),
-              ("swap_rows", "tab:green")]
+PASS_KINDS = [("transpose_inplace_pairs", "tab:olive"), ("shuffle_rows_gcd1", "tab:blue"),
+              ("reflect_columns_gcd1", "tab:red"), ("permute_pieces", "tab:green")]
 TIME = "gpu__time_duration.sum"
+
+
+def rect_data(data):
+    """The data of the device that measured the lesson's rectangle (the reference device when it
+    did)."""
+    return data.where("step09", kid="rect")
 
 
 def rect_rows(data):
@@ -212,9 +220,19 @@ def rect_rows(data):
     return sorted(rows, key=lambda r: (r.type != "f32", r.type, r.rows * r.cols, r.shape))
 
 
-def passes(rows, cols):
-    """Passes over the matrix: four with gcd(rows, cols) = 1, five otherwise (RECTANGLES.md)."""
-    return 4 if gcd(rows, cols) == 1 else 5
+def route(rows, cols):
+    """The route the lesson takes (rect_routes.cuh's choose_route for the course's shapes):
+    blocks where gcd >= 32 and one side at most twice it, gcd1 where gcd = 1, else general."""
+    c = gcd(rows, cols)
+    if c >= 32 and min(rows, cols) // c <= 2:
+        return "blocks"
+    return "gcd1" if c == 1 else "general"
+
+
+def baseline(data, r):
+    """The lab's row of the general passes (the course's first rectangle) for r's problem."""
+    return best(select(data.bench, step="step09-lab", id="rect-general", shape=(r.rows, r.cols),
+                       type_=r.type))
 
 
 def pass_rows(data):
@@ -225,7 +243,7 @@ def pass_rows(data):
 
 def pass_times(data):
     """{(type, rows, cols): [(pass number, kind, microseconds)]} of the profiled passes of one
-    in-place rectangle; the kind is the kernel's name after the colon ("...: swap_rows")."""
+    in-place rectangle; the kind is the kernel's name after the colon ("...: permute_pieces")."""
     found = {}
     for p in pass_rows(data):
         try:
@@ -238,30 +256,33 @@ def pass_times(data):
     return {k: sorted(v) for k, v in found.items()}
 
 
-def draw_shapes_panel(ax, rows):
-    xs = range(len(rows))
-    colors = ["tab:purple" if passes(r.rows, r.cols) == 4 else "tab:olive" for r in rows]
+def draw_shapes_panel(ax, data, rows):
+    xs = list(range(len(rows)))
+    shown = []
     for x, r in zip(xs, rows):
-        n = passes(r.rows, r.cols)
+        n, (low, high), color = ROUTES.get(route(r.rows, r.cols), (4, (0, 0), "0.5"))
         ax.hlines(100 / n, x - 0.4, x + 0.4, color="black", linewidth=1.2, linestyle=":",
-                  label="copy speed / passes (the best this design can do)" if x == 0 else None)
-        if r.type == "f32":
-            low, high = PREDICTED[n]
+                  label="copy speed / passes (the bound)" if x == 0 else None)
+        if high:
             ax.bar(x, high - low, 0.8, bottom=low, color="0.85", edgecolor="0.6", hatch="//",
                    linewidth=0.5, label=None if x else "predicted before any run")
-    ax.bar(xs, [r.pct_copy for r in rows], 0.6, color=colors, yerr=error_bars(rows, "pct_copy"),
-           capsize=2)
-    for x, r in zip(xs, rows):
-        ax.annotate(f"{r.pct_copy:.1f}%", (x, r.pct_copy), textcoords="offset points",
+        ax.bar(x - 0.13, r.pct_copy, 0.5, color=color, yerr=error_bars([r], "pct_copy"),
+               capsize=2)
+        ax.annotate(f"{r.pct_copy:.1f}%", (x - 0.13, r.pct_copy), textcoords="offset points",
                     xytext=(0, 2), ha="center", va="bottom", fontsize=8)
-    ax.axhline(33, color="tab:red", linestyle="--", linewidth=1, label="the target (33%)")
-    ax.set_xticks(list(xs), [f"{r.rows}x{r.cols}\n{r.type}, {passes(r.rows, r.cols)} passes"
-                             for r in rows], fontsize=7)
-    ax.set_ylim(0, max([r.pct_copy * 1.15 for r in rows] + [40]))
+        base = baseline(data, r)
+        if base:
+            ax.bar(x + 0.27, base.pct_copy, 0.25, color="0.45",
+                   label="the general passes (the lab's baseline)" if not shown else None)
+            shown.append(base)
+    ax.set_xticks(xs, [f"{r.rows}x{r.cols}\n{r.type}, {ROUTES.get(route(r.rows, r.cols), (4,))[0]}"
+                       " passes" for r in rows], fontsize=7)
+    ax.set_ylim(0, max([r.pct_copy * 1.15 for r in rows] + [55]))
     ax.set_ylabel("% of the copy ceiling of the same run")
-    ax.set_xlabel("shape (purple: gcd 1, four passes; olive: gcd above 1, five)")
+    ax.set_xlabel("shape (olive: c x c squares then pieces, gcd >= 32; purple: gcd 1)")
     ax.set_title("Measured by shape (" + runs_note(rows) + ")", fontsize=10)
-    ax.legend(fontsize=7, loc="upper left")
+    ax.legend(fontsize=7, loc="upper right")
+    return shown
 
 
 def draw_passes_panel(ax, data, times):
@@ -300,14 +321,17 @@ def draw_passes_panel(ax, data, times):
 
 
 def rectangles_drawn(data):
+    data = rect_data(data)
     rows = rect_rows(data)
+    bases = [b for b in (baseline(data, r) for r in rows) if b]
     copies = [r for p in pass_rows(data)
               for r in select(data.bench, step="step09", shape=(int(p["rows"]), int(p["cols"])),
                               type_=p["type"]) if r.is_copy]
-    return rows + pass_rows(data) + copies if rows else []
+    return rows + bases + pass_rows(data) + copies if rows else []
 
 
 def draw_rectangles(data, path):
+    data = rect_data(data)
     rows = rect_rows(data)
     times = pass_times(data)
     if times:
@@ -315,8 +339,8 @@ def draw_rectangles(data, path):
                                       gridspec_kw={"width_ratios": [3, 2]})
     else:
         fig, left = subplots(figsize=(10, 5.4))
-    draw_shapes_panel(left, rows)
-    shown = list(rows) + (draw_passes_panel(right, data, times) if times else [])
+    shown = list(rows) + draw_shapes_panel(left, data, rows)
+    shown += draw_passes_panel(right, data, times) if times else []
     fig.suptitle("A rectangle in place: by shape, and pass by pass")
     save(fig, path, shown)
 
@@ -330,8 +354,8 @@ def figures(data):
         ("step09_batched", "Batched transposes: GB/s of each kernel by matrix size, against the "
          "copy ceiling of the same run",
          batched_drawn(data), lambda path: draw_batched(data, path)),
-        ("step09_rectangles", "A rectangle in place: % of the copy ceiling of step 09's passes "
-         "by shape, against the prediction and the bound of one copy per pass; the time of each "
-         "pass against a copy",
+        ("step09_rectangles", "A rectangle in place: % of the copy ceiling of step 09's routes "
+         "by shape, against the prediction, the bound of one copy per pass and the general "
+         "passes; the time of each pass against a copy",
          rectangles_drawn(data), lambda path: draw_rectangles(data, path)),
     ]

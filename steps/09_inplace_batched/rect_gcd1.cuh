@@ -72,21 +72,30 @@ __global__ void __launch_bounds__(1024) shuffle_rows_gcd1(T* a, unsigned n, unsi
 /// rows of a strip of 32 columns and swaps the pairs whose smaller row lies there (heads()). The
 /// partners lie in a band of H + 31 rows: band row q of lane t is the partner of own row
 /// H - 1 + t - q. A lane reads a diagonal of either array, 33 words apart: 32 banks, no pad.
-template <typename T, int H, typename Index>
+/// Which own rows head a pair is tested once per row, into a 64-bit mask per column that the four
+/// loops read (kMask = false tests again at each use: the lab's rect-row-tests).
+template <typename T, int H, typename Index, bool kMask = true>
 __global__ void __launch_bounds__(256)
     reflect_columns_gcd1(T* a, unsigned m, unsigned n, unsigned tiles_down) {
+  static_assert(H <= 64, "one bit per own row");
   __shared__ T own[H][32];
   __shared__ T band[H + 31][32];
+  __shared__ unsigned long long heads_mask[32];  // bit r: own row r of column j0 + t heads a pair
   const unsigned strip = blockIdx.x / tiles_down, i0 = (blockIdx.x - strip * tiles_down) * H;
   const unsigned j0 = strip * 32, j0m = j0 % m, j = j0 + threadIdx.x;
   const unsigned jm = next_row(j0m, threadIdx.x, m);  // j mod m, the column's centre
   const int t = threadIdx.x;
+  auto test = [&](int r) { return j < n && i0 + r < m && heads(i0 + r, jm, m); };
+  if (threadIdx.y == 0) heads_mask[t] = 0;
+  __syncthreads();
+  unsigned long long bits = 0;  // this thread's own rows
+  for (int r = threadIdx.y; r < H; r += 8) bits |= static_cast<unsigned long long>(test(r)) << r;
+  if (kMask && bits) atomicOr(&heads_mask[t], bits);
+  if (!__syncthreads_or(bits != 0)) return;  // about half the blocks: their rows are all partners
+  const unsigned long long mask = heads_mask[t];
   auto mine = [&](int r) {  // row i0 + r of this column heads a pair
-    return j < n && r >= 0 && r < H && i0 + r < m && heads(i0 + r, jm, m);
+    return r >= 0 && r < H && (kMask ? (mask >> r & 1) != 0 : test(r));
   };
-  bool any = false;
-  for (int r = threadIdx.y; r < H; r += 8) any |= mine(r);
-  if (!__syncthreads_or(any)) return;  // about half the blocks: their rows are all partners
   auto at = [&](unsigned row) -> T& { return a[static_cast<Index>(row) * n + j]; };
   const unsigned first = next_row(band_base(j0m, i0, H, m), threadIdx.y, m);
   for (int r = threadIdx.y; r < H; r += 8) {
@@ -111,7 +120,7 @@ __global__ void __launch_bounds__(256)
 constexpr int kReflectRows = 64;  // own rows of one block of the reflection (band: + 31)
 
 /// Passes 1 and 2 of an m x n matrix with gcd(m, n) = 1 whose rows fit in shared memory.
-template <typename T, typename Index>
+template <typename T, typename Index, bool kMask>
 void gcd1_rows_and_columns(T* a, const RectShape& s, cudaStream_t stream) {
   const unsigned m = static_cast<unsigned>(s.m), n = static_cast<unsigned>(s.n);
   const std::size_t row_bytes = n * sizeof(T);
@@ -121,7 +130,7 @@ void gcd1_rows_and_columns(T* a, const RectShape& s, cudaStream_t stream) {
                                   static_cast<int>(row_bytes)));
   shuffle_rows_gcd1<T, Index><<<m, threads, row_bytes, stream>>>(a, n, static_cast<unsigned>(s.k));
   const unsigned tiles_down = (m + kReflectRows - 1) / kReflectRows;
-  reflect_columns_gcd1<T, kReflectRows, Index>
+  reflect_columns_gcd1<T, kReflectRows, Index, kMask>
       <<<tiles_down * ((n + 31) / 32), dim3(32, 8), 0, stream>>>(a, m, n, tiles_down);
 }
 

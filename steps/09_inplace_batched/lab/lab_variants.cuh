@@ -11,6 +11,8 @@
 // A rectangle (--rows != --cols) gets the rectangle's variants instead, the lesson's first, in
 // float32 or float64:
 //   rectangle, two or three passes             the lesson's routes (../inplace_rect.cuh)
+//   rectangle, 16 loads a round in the cycles  the same, fewer loads in flight (its knob K4)
+//   rectangle, row tests in the reflection     the same, no mask of rows (its knob kMask)
 //   rectangle, general passes                  the baseline, any gcd (../rect_general.cuh)
 //   rectangle, general, reflections in place   its reflections without shared memory
 //                                              (rect_direct.cuh)
@@ -85,6 +87,24 @@ inline course::Variant through_registers() {
   return v;
 }
 
+/// The lesson's rectangle with other values of its knobs (../inplace_rect.cuh's template
+/// parameters), with its own plan.
+template <int K4, bool kMask>
+course::Variant rect_knobs(course::ElemType type, const std::string& id, const std::string& what) {
+  auto plan = std::make_shared<step09::RectPlan>();
+  const bool f64 = type == course::ElemType::f64;
+  course::Variant v{
+      id, what, "-", "-",
+      [plan, f64](const course::Problem& p, const void*, void* out, cudaStream_t s) {
+        return f64 ? step09::transpose_inplace_rect<double, K4, kMask>(static_cast<double*>(out),
+                                                                       p.rows, p.cols, *plan, s)
+                   : step09::transpose_inplace_rect<float, K4, kMask>(static_cast<float*>(out),
+                                                                      p.rows, p.cols, *plan, s);
+      }};
+  v.in_place = true;
+  return v;
+}
+
 }  // namespace detail
 
 /// Every kernel of the lab, the controls first.
@@ -130,7 +150,12 @@ inline std::vector<course::Variant> rect_variants(
                                                   *plan, s);
       }};
   direct.in_place = true;
-  return {control, general, direct};
+  return {control,
+          detail::rect_knobs<16, true>(type, "rect-loads16",
+                                       "rectangle, 16 loads a round in the cycles"),
+          detail::rect_knobs<31, false>(type, "rect-row-tests",
+                                        "rectangle, row tests in the reflection"),
+          general, direct};
 }
 
 /// The kernels for a parsed command line: the tile pairs for a square, the rectangle's passes
