@@ -263,6 +263,7 @@ METRICS = {
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": "smem ld wavefronts",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": "smem st wavefronts",
     "sm__warps_active.avg.pct_of_peak_sustained_active": "occupancy %",
+    "smsp__issue_active.avg.pct_of_peak_sustained_active": "issue active %",
     "dram__throughput.avg.pct_of_peak_sustained_elapsed": "DRAM % of peak",
     "launch__registers_per_thread": "registers/thread",
 }
