@@ -34,9 +34,10 @@ inline course::StepInfo info() {
       "In place: a square matrix is transposed in its own buffer, one block per pair of tiles\n"
       "(i, j) and (j, i) of the upper triangle; a rectangle in two passes (c x c squares, then\n"
       "pieces along cycles) where gcd(rows, cols) >= 32, in three (rows, columns, rows) where\n"
-      "gcd = 1, and by the general passes otherwise. Batched: many matrices stored back to back are transposed in\n"
-      "one launch, by tiles numbered across the batch or by whole small matrices grouped per\n"
-      "block. --mode inplace-batched takes square matrices only (--rows = --cols).";
+      "gcd = 1, and by the general passes otherwise. Batched: many matrices stored back to\n"
+      "back are transposed in one launch, by tiles numbered across the batch or by whole small\n"
+      "matrices grouped per block. --mode inplace-batched takes square matrices only\n"
+      "(--rows = --cols).";
   step.types = {course::ElemType::f32, course::ElemType::f64};
   step.supports_batch = true;
   step.cublas_reference = true;
