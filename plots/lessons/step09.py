@@ -268,7 +268,7 @@ def draw_shapes_panel(ax, data, rows):
                    linewidth=0.5, label=None if x else "predicted before any run")
         ax.bar(x - 0.13, r.pct_copy, 0.5, color=color, yerr=error_bars([r], "pct_copy"),
                capsize=2)
-        ax.annotate(f"{r.pct_copy:.1f}%", (x - 0.13, r.pct_copy), textcoords="offset points",
+        ax.annotate(f"{r.pct_copy:.1f}%", (x - 0.13, top_pct(r)), textcoords="offset points",
                     xytext=(0, 2), ha="center", va="bottom", fontsize=8)
         base = baseline(data, r)
         if base:
