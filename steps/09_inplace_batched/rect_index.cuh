@@ -1,7 +1,9 @@
-// Step 09, part 3 - a rectangle in place (RECTANGLES.md): the index arithmetic, host and device.
-// An m x n transpose, read back in the same buffer as an m x n matrix, is a product of moves that
-// each keep an element in its row or in its column (Catanzaro, Keller and Garland, PPoPP 2014).
-// The CPU tests (test.cu) apply these functions, in the kernels' order, to host arrays.
+// Step 09, a rectangle in place: the index arithmetic of the general passes (rect_general.cuh),
+// host and device, and the shape's constants and row gather that parts 3 and 4 use too
+// (rect_shape, row_source). An m x n transpose, read back in the same buffer as an m x n matrix,
+// is a product of moves that each keep an element in its row or in its column (Catanzaro, Keller
+// and Garland, PPoPP 2014). The CPU tests (test.cu) apply these functions, in the kernels' order,
+// to host arrays.
 #pragma once
 
 #include <cstdint>

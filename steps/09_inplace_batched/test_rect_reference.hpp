@@ -1,5 +1,5 @@
-// The rectangle's moves in closed form, for the tests of the lesson's passes (test.cu) and the
-// lab's three-pass rectangle (lab/test_three_pass.cu): host code only, never taught or launched.
+// The rectangle's moves in closed form, for the tests of the general passes (test.cu) and of the
+// lesson's routes (test_rect_routes.cu): host code only, never taught or launched.
 #pragma once
 
 #include <cstdint>
