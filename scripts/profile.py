@@ -11,7 +11,8 @@ For each problem, from the repository root:
      harness's copies and cuBLAS are filtered out); in a group with `passes = true`, each launch
      of its first call, a row of its own (kernel_rows);
   3. converts ncu's raw CSV into rows `step,id,kernel,type,rows,cols,metric,value,unit,device,
-     driver,date` that replace the step's earlier rows of that problem in --out (replace_rows).
+     driver,date` that replace the step's earlier rows of that problem in --out (replace_rows),
+     once per problem with every group's rows of it (combine).
 The metrics are facts.py's PROFILE_METRICS, or a group's `metrics`. ncu runs with
 --clock-control none (it never changes the GPU's clocks) and flushes the caches before each
 profiled kernel: DRAM bytes are cold-cache numbers.
@@ -146,6 +147,17 @@ def replace_rows(path, new_rows, step, problem, ids):
     write_csv(path, HEADER, kept + new_rows)
 
 
+def combine(pending, problem, rows, ids):
+    """Adds one group's rows of a problem to `pending`, {problem: ({(id, metric): row}, ids)}, so
+    that the problem's earlier rows are replaced once, by every group's: two groups that profile
+    the same kernels there (one the bytes, one the stall reasons) both keep theirs, and a metric
+    both measure keeps the later group's value. ids None (every kernel) stays None."""
+    got, known = pending.get(problem, ({}, set()))
+    for r in rows:
+        got[(r[HEADER.index("id")], r[HEADER.index("metric")])] = r
+    pending[problem] = (got, None if ids is None or known is None else known | set(ids))
+
+
 def merge(path, out):
     """--merge: each problem's rows (step, type, shape; of the kernels they name) replace those
     of the same problem on the same device in `out`."""
@@ -268,14 +280,17 @@ def main(argv=None):
         shapes = {parse_shape(s) for s in args.shapes.split(",")} if args.shapes else None
         types = set(args.types.split(",")) if args.types else None
         only = set(args.ids.split(",")) if args.ids else None
-        total = 0
+        pending = {}
         with tempfile.TemporaryDirectory(prefix="profile-") as tmp:
             for run_argv, ids, group in selected(facts, shapes, types, only):
                 metrics = group.metrics or PROFILE_METRICS
                 rows, problem = profile_problem(exe, ncu, step, run_argv, metrics, ids,
                                                 group.passes, tmp)
-                replace_rows(args.out, rows, step, problem, ids)
-                total += len(rows)
+                combine(pending, problem, rows, ids)
+        total = 0
+        for problem, (got, ids) in pending.items():
+            replace_rows(args.out, list(got.values()), step, problem, ids)
+            total += len(got)
     except (FactsError, ValueError, ProfileError) as e:
         print(f"profile: {e}", file=sys.stderr)
         return getattr(e, "code", 2)  # a bad fact or argument: 2

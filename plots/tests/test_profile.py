@@ -89,6 +89,33 @@ class Counters(unittest.TestCase):
         self.assertEqual(sorted(got), [("other", "8191", "1"), ("rect-pass1", "8191", "2"),
                                        ("rect-pass1", "8192", "1"), ("rect-pass2", "8191", "3")])
 
+    def test_groups_of_one_problem_keep_each_others_metrics(self):
+        # A bytes group and a stall group over the same kernel's passes: both groups' metrics
+        # stay; the one both measure keeps the later value; other kernels' rows are not touched.
+        def row(kid, metric, value):
+            return ["step09-lab", kid, kid, "f32", "8191", "4097", metric, value, "", "GPU", "1",
+                    "d"]
+        problem = ("f32", "8191", "4097")
+        pending = {}
+        profile.combine(pending, problem, [row("rect-pass1", "time", "1"),
+                                           row("rect-pass1", "dram", "5")], {"rect"})
+        profile.combine(pending, problem, [row("rect-pass1", "time", "2"),
+                                           row("rect-pass1", "stall", "7")], {"rect"})
+        got, ids = pending[problem]
+        self.assertEqual(ids, {"rect"})
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "profile.csv"
+            with open(path, "w", newline="") as f:
+                csv.writer(f, lineterminator="\n").writerows(
+                    [profile.HEADER, row("rect-pass1", "old", "0"), row("other", "time", "9")])
+            profile.replace_rows(path, list(got.values()), "step09-lab", problem, ids)
+            with open(path, newline="") as f:
+                rows = sorted((r["id"], r["metric"], r["value"]) for r in csv.DictReader(f))
+        self.assertEqual(rows, [("other", "time", "9"), ("rect-pass1", "dram", "5"),
+                                ("rect-pass1", "stall", "7"), ("rect-pass1", "time", "2")])
+        profile.combine(pending, problem, [row("other", "time", "3")], None)  # every kernel
+        self.assertIsNone(pending[problem][1])
+
 
 class Selection(unittest.TestCase):
     def setUp(self):
