@@ -21,6 +21,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "errors.hpp"
@@ -87,22 +88,33 @@ inline course::Variant through_registers() {
   return v;
 }
 
-/// The lesson's rectangle with other values of its knobs (../inplace_rect.cuh's template
-/// parameters), with its own plan.
-template <int K4, bool kMask>
-course::Variant rect_knobs(course::ElemType type, const std::string& id, const std::string& what) {
-  auto plan = std::make_shared<step09::RectPlan>();
+/// A rectangle in place with its own Plan: `run(matrix, problem, plan, stream)`, a generic
+/// lambda, called with the matrix in the problem's type (float32 or float64).
+template <typename Plan, typename Run>
+course::Variant rect(course::ElemType type, const std::string& id, const std::string& what,
+                     const std::string& block, const std::string& tile, Run run) {
+  auto plan = std::make_shared<Plan>();
   const bool f64 = type == course::ElemType::f64;
-  course::Variant v{
-      id, what, "-", "-",
-      [plan, f64](const course::Problem& p, const void*, void* out, cudaStream_t s) {
-        return f64 ? step09::transpose_inplace_rect<double, K4, kMask>(static_cast<double*>(out),
-                                                                       p.rows, p.cols, *plan, s)
-                   : step09::transpose_inplace_rect<float, K4, kMask>(static_cast<float*>(out),
-                                                                      p.rows, p.cols, *plan, s);
-      }};
+  course::Variant v{id, what, block, tile,
+                    [plan, f64, run](const course::Problem& p, const void*, void* out,
+                                     cudaStream_t s) {
+                      return f64 ? run(static_cast<double*>(out), p, *plan, s)
+                                 : run(static_cast<float*>(out), p, *plan, s);
+                    }};
   v.in_place = true;
   return v;
+}
+
+/// The lesson's rectangle with other values of its knobs (../inplace_rect.cuh's template
+/// parameters).
+template <int K4, bool kMask>
+course::Variant rect_knobs(course::ElemType type, const std::string& id, const std::string& what) {
+  return rect<step09::RectPlan>(
+      type, id, what, "-", "-",
+      [](auto* m, const course::Problem& p, step09::RectPlan& plan, cudaStream_t s) {
+        using T = std::remove_pointer_t<decltype(m)>;
+        return step09::transpose_inplace_rect<T, K4, kMask>(m, p.rows, p.cols, plan, s);
+      });
 }
 
 }  // namespace detail
@@ -129,27 +141,16 @@ inline std::vector<course::Variant> rect_variants(
   if (lesson) *lesson = lesson_plan;
   course::Variant control = step09::rect_variants(type, lesson_plan)[0];
   control.name = "rectangle, two or three passes";
-  const bool f64 = type == course::ElemType::f64;
-  auto general_plan = std::make_shared<step09::GeneralPlan>();
-  course::Variant general{
-      "rect-general", "rectangle, general passes", "32x8", "32x32",
-      [general_plan, f64](const course::Problem& p, const void*, void* out, cudaStream_t s) {
-        return f64 ? step09::transpose_rect_general<double>(static_cast<double*>(out), p.rows,
-                                                            p.cols, *general_plan, s)
-                   : step09::transpose_rect_general<float>(static_cast<float*>(out), p.rows,
-                                                           p.cols, *general_plan, s);
-      }};
-  general.in_place = true;
-  auto plan = std::make_shared<step09::GeneralPlan>();
-  course::Variant direct{
-      "rect-direct", "rectangle, general, reflections in place", "32x8", "-",
-      [plan, f64](const course::Problem& p, const void*, void* out, cudaStream_t s) {
-        return f64 ? transpose_rect_direct<double>(static_cast<double*>(out), p.rows, p.cols,
-                                                   *plan, s)
-                   : transpose_rect_direct<float>(static_cast<float*>(out), p.rows, p.cols,
-                                                  *plan, s);
-      }};
-  direct.in_place = true;
+  auto general = detail::rect<step09::GeneralPlan>(
+      type, "rect-general", "rectangle, general passes", "32x8", "32x32",
+      [](auto* m, const course::Problem& p, step09::GeneralPlan& plan, cudaStream_t s) {
+        return step09::transpose_rect_general(m, p.rows, p.cols, plan, s);
+      });
+  auto direct = detail::rect<step09::GeneralPlan>(
+      type, "rect-direct", "rectangle, general, reflections in place", "32x8", "-",
+      [](auto* m, const course::Problem& p, step09::GeneralPlan& plan, cudaStream_t s) {
+        return transpose_rect_direct(m, p.rows, p.cols, plan, s);
+      });
   return {control,
           detail::rect_knobs<16, true>(type, "rect-loads16",
                                        "rectangle, 16 loads a round in the cycles"),
