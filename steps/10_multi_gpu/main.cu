@@ -13,9 +13,9 @@ int main(int argc, char** argv) {
       "and a 2D copy puts each received piece in place; the three run on three streams, which\n"
       "hides part of the passes. On one machine the direct placement (part 2) has the copy\n"
       "engines write each piece straight into its owner's output instead, and the peer\n"
-      "writes (part 3) have one kernel write every element there. NCCL's all-to-all of the same bytes,\n"
-      "plain and on symmetric windows, is timed in the same run (reference rows, not bounds).\n"
-      "Each GPU checks its own block. ./step10 uses every GPU of this machine;\n"
+      "writes (part 3) have one kernel write every element there. NCCL's all-to-all of the\n"
+      "same bytes, plain and on symmetric windows, is timed in the same run (reference rows,\n"
+      "not bounds). Each GPU checks its own block. ./step10 uses every GPU of this machine;\n"
       "mpirun -np G ./step10 starts one process per GPU on any machines. In the table, GB/s\n"
       "is per GPU and % a2a takes the place of % copy: % of the plain all-to-all.\n"
       "--only takes ids separated by commas.",

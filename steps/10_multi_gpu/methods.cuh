@@ -49,16 +49,19 @@ inline Method overlapped(const std::string& id = "overlapped", const std::string
 
 #if STEP10_HAVE_WINDOWS
 /// The peer writes as the harness sees them: a barrier, one kernel, a barrier.
-inline Method peer_writes(ToOwners launch = launch_to_owners<false>, const std::string& id = "peer",
-                          const std::string& name = "peer writes: one kernel writes into every GPU's output") {
+inline Method peer_writes(
+    ToOwners launch = launch_to_owners<false>, const std::string& id = "peer",
+    const std::string& name = "peer writes: one kernel writes into every GPU's output") {
   Method m;
   m.id = id;
   m.name = name;
   return with_state<Window>(m, [launch](Window& window, const Context& c, cudaStream_t s) {
     const std::int64_t rows = c.at.row_blocks().count(c.me), first = c.at.row_blocks().first(c.me);
     c.barrier(s);  // entry: every GPU's output is free to write into
-    if (rows > 0)
-      CUDA_CHECK(launch(c.at.elem, c.in, rows, c.at.cols, first, c.at.rows, c.at.gpus, window.table(), s));
+    if (rows > 0) {
+      CUDA_CHECK(launch(c.at.elem, c.in, rows, c.at.cols, first, c.at.rows, c.at.gpus,
+                        window.table(), s));
+    }
     c.barrier(s);  // exit: every GPU's writes into this output are done
   });
 }
