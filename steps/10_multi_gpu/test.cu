@@ -2,9 +2,10 @@
 // chunks, every piece's place in the send and receive buffers), NCCL's id as text, the check of
 // one GPU's block, the peer kernel's owners. On one GPU: the lesson's passes for G = 2, 3, 4 and 7
 // GPUs simulated on it (every GPU's buffers on this device, NCCL's exchange replaced by copies of
-// the same pieces) and the peer kernel for 1 to 5 (peer_check.cuh), on the awkward shapes and
-// every element type, so that the sanitizers see every kernel; and the pipeline with one GPU. The runs on 2 or more real GPUs, started alone and under mpirun, are
-// CTest's step10.gpus.* tests (run_gpus.cmake).
+// the same pieces) and the peer kernel for G = 1, 2, 3 and 5 (peer_check.cuh), on the awkward
+// shapes and every element type, so that the sanitizers see every kernel; and the pipeline with
+// one GPU. The runs on 2 or more real GPUs, started alone and under mpirun, are CTest's
+// step10.gpus.* tests (run_gpus.cmake).
 #include <gtest/gtest.h>
 
 #include <algorithm>
