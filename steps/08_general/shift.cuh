@@ -47,4 +47,15 @@ __host__ __device__ inline Vec16 load16_within(const std::uint8_t* p, const std:
   return v;
 }
 
+/// 16 bytes at @p p (on 16 bytes) that the caller has shown to lie inside [begin, end): no test
+/// on the GPU; the host version traps when they do not, so the CPU tests catch a wrong proof.
+__host__ __device__ inline Vec16 load16_inside([[maybe_unused]] const std::uint8_t* p,
+                                               [[maybe_unused]] const std::uint8_t* begin,
+                                               [[maybe_unused]] const std::uint8_t* end) {
+#ifndef __CUDA_ARCH__
+  if (p < begin || p + 16 > end) std::abort();
+#endif
+  return load16(p);
+}
+
 }  // namespace step08

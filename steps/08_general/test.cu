@@ -294,8 +294,9 @@ TEST(CpuStep08Plan, MisalignedByteRowsTakeTheShiftedVectors) {
   EXPECT_EQ(step08::describe(plan_of(2, 4095, 4097)), "scalar, sector-aligned writes");
 }
 
-// Each GPU's rules: the H200 runs the shifted bytes at three blocks per SM; every other plan is
-// the H100's, which any GPU the course has no data for gets.
+// Each GPU's rules: the H200 runs the shifted bytes at three blocks per SM and takes the shifted
+// vectors for halves too; every other plan is the H100's, which any GPU the course has no data
+// for gets.
 TEST(CpuStep08Plan, EachGpuHasItsOwnRules) {
   using step08::Gpu;
   EXPECT_EQ(step08::gpu_named("NVIDIA H200"), Gpu::h200);
@@ -308,14 +309,19 @@ TEST(CpuStep08Plan, EachGpuHasItsOwnRules) {
   EXPECT_EQ(h200.min_blocks, 3);
   EXPECT_EQ(step08::describe(h200), "shifted vectors, sector-aligned writes, 3 blocks per SM");
   EXPECT_EQ(plan_of(1, 12345, 6789).min_blocks, 0);  // the H100's rule
+  ASSERT_TRUE(step08::plan_transpose(2, 12345, 6789, 256, 256, &h200, Gpu::h200));
+  EXPECT_EQ(step08::describe(h200), "shifted vectors, sector-aligned writes");
+  EXPECT_EQ(plan_of(2, 12345, 6789).path, Path::scalar);  // the H100's rule
   for (std::size_t s : {1, 2, 4, 8, 16}) {
     for (std::int64_t rows : {1, 16, 4095, 4096, 12345}) {
       for (std::int64_t cols : {1, 24, 4096, 4097, 6789}) {
         Plan h100 = plan_of(s, rows, cols);
         ASSERT_TRUE(step08::plan_transpose(s, rows, cols, 256, 256, &h200, Gpu::h200));
-        EXPECT_EQ(h200.path, h100.path) << s << "-byte " << rows << " x " << cols;
+        const bool halves = s == 2 && h100.path == Path::scalar;  // the H200 shifts them
+        EXPECT_EQ(h200.path, halves ? Path::shifted : h100.path) << s << "-byte " << rows << " x "
+                                                                 << cols;
         EXPECT_EQ(h200.cut, h100.cut);
-        EXPECT_EQ(h200.min_blocks, h100.path == Path::shifted ? 3 : 0);
+        EXPECT_EQ(h200.min_blocks, s == 1 && h100.path == Path::shifted ? 3 : 0);
         EXPECT_EQ(h100.min_blocks, 0);
       }
     }
@@ -570,13 +576,24 @@ void check_shift_owners(std::int64_t rows, std::int64_t cols, std::uintptr_t out
   const int phase = static_cast<int>(out / S % Tile::kSector), stride = ts.rows - lead;
   const step08::TileGrid grid = step08::make_grid(rows, cols, stride, ts.cols, S);
   std::vector<std::uint8_t> written(static_cast<std::size_t>(rows * cols), 0);
+  std::int64_t full_tiles = 0;
   for (std::uint32_t b = 0; b < grid.tiles(); ++b) {
     std::int64_t ty, tx;
     grid.tile(b, &ty, &tx);
     const step08::Corner top{ty * stride - lead, tx * ts.cols};
+    const bool last = ty == grid.tiles_r - 1, full = Tile::full(256, rows, cols, top, last);
+    full_tiles += full;
     for (unsigned t = 0; t < step08::kThreads; ++t)
       for (int p = 0; p < Tile::L::kStorePasses; ++p) {
-        const auto x = Tile::piece(t, p, rows, cols, top, lead, phase, ty == grid.tiles_r - 1);
+        const auto x = Tile::template piece<false>(t, p, rows, cols, top, lead, phase, last);
+        if (full) {  // the untested piece of a full tile is the tested one
+          const auto y = Tile::template piece<true>(t, p, rows, cols, top, lead, phase, last);
+          ASSERT_EQ(y.lo < y.hi, x.lo < x.hi);
+          if (x.lo < x.hi) {
+            ASSERT_TRUE(y.first == x.first && y.lo == x.lo && y.hi == x.hi && y.c == x.c &&
+                        y.smem == x.smem);
+          }
+        }
         if (x.lo >= x.hi) continue;
         ASSERT_TRUE(x.lo >= 0 && x.hi <= Tile::V);
         const std::int64_t o = (x.first + x.lo) / rows;  // the output row
@@ -603,6 +620,8 @@ void check_shift_owners(std::int64_t rows, std::int64_t cols, std::uintptr_t out
   }
   const auto missing = std::find(written.begin(), written.end(), 0);
   ASSERT_EQ(missing, written.end()) << "element " << (missing - written.begin()) << " unwritten";
+  // Three tile rows and columns or more: the middle tiles take the untested path.
+  if (grid.tiles_r >= 3 && grid.tiles_c >= 3) EXPECT_GT(full_tiles, 0);
 }
 
 TEST(CpuStep08Shift, EveryOutputElementOnceByItsOwnThread) {
@@ -631,6 +650,10 @@ TEST(CpuStep08Emulated, ShiftedVectorsFromAndToBuffersOffSixteenBytes) {
       if (HasFatalFailure()) return;
     }
   }
+  // Output rows on sectors (no cut), the input off 16 bytes: the first tile row starts at the
+  // buffer's first byte, and its aligned vectors would reach before it.
+  for (std::size_t shift : {1, 15})
+    check_emulated(step08_test::emulate_shift<1, 256, 128>, ElemType::i8, 1024, 389, shift, 0);
 }
 
 // ---- CPU: the shared-memory layout -----------------------------------------------------------
@@ -658,7 +681,7 @@ void emulate_plan(const step08::Plan& plan, const std::uint8_t* in, std::uint8_t
     case step08::Path::vector:
       return emulate_vec<S, vt.rows, vt.cols>(in, out, rows, cols);
     case step08::Path::shifted:
-      if constexpr (S == 1) {
+      if constexpr (S <= 2) {
         constexpr step08::TileSize st = step08::shift_tile(S);
         return step08_test::emulate_shift<S, st.rows, st.cols>(in, out, rows, cols);
       }

@@ -171,8 +171,9 @@ void emulate_scalar(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows
 
 /// The shifted kernel, block by block. Its load half needs a shuffle between lanes, so it runs in
 /// two rounds as on the GPU: every thread fetches, then lane t takes lane t + 1's vectors (within
-/// each 8 lanes, as __shfl_down_sync(..., 1, 8) gives them), then every thread packs.
-template <int S, int TR, int TC>
+/// each 8 lanes, as __shfl_down_sync(..., 1, 8) gives them), then every thread packs. Untested:
+/// full tiles skip the tests, as in the lesson's kernel (false: every tile tested, the lab's row).
+template <int S, int TR, int TC, bool Untested = true>
 void emulate_shift(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows,
                    std::int64_t cols) {
   using Tile = step08::ShiftTile<S, TR, TC>;
@@ -189,7 +190,13 @@ void emulate_shift(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows,
     std::int64_t ty, tx;
     grid.tile(b, &ty, &tx);
     const step08::Corner top{ty * (TR - lead) - lead, tx * TC};
-    for (unsigned t = 0; t < step08::kThreads; ++t) Tile::fetch(t, in, rows, cols, top, f[t]);
+    const bool last = ty == grid.tiles_r - 1;
+    const bool full =
+        Untested && Tile::full(reinterpret_cast<std::uintptr_t>(in), rows, cols, top, last);
+    for (unsigned t = 0; t < step08::kThreads; ++t) {
+      if (full) Tile::template fetch<true>(t, in, rows, cols, top, f[t]);
+      else Tile::template fetch<false>(t, in, rows, cols, top, f[t]);
+    }
     for (unsigned t = 0; t < step08::kThreads; ++t) {
       if (t % 8 == 7) continue;
       for (int p = 0; p < Tile::P; ++p)
@@ -197,7 +204,8 @@ void emulate_shift(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows,
     }
     for (unsigned t = 0; t < step08::kThreads; ++t) Tile::pack(t, f[t], cols, top, smem);
     for (unsigned t = 0; t < step08::kThreads; ++t) {
-      Tile::store(t, out, rows, cols, top, lead, phase, ty == grid.tiles_r - 1, smem);
+      if (full) Tile::template store<true>(t, out, rows, cols, top, lead, phase, last, smem);
+      else Tile::template store<false>(t, out, rows, cols, top, lead, phase, last, smem);
     }
     for (std::size_t i = 0; i < kGuard; ++i) {
       ASSERT_EQ(smem[-1 - static_cast<std::ptrdiff_t>(i)], course::kPoisonByte)
@@ -210,21 +218,24 @@ void emulate_shift(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows,
 using Runner = std::function<void(const std::uint8_t*, std::uint8_t*, std::int64_t, std::int64_t)>;
 
 /// Transposes a fresh pattern with @p run into a poisoned output framed by guard bands, with the
-/// input and output starting @p shift bytes past a 16-byte boundary, and checks every bit.
+/// input starting @p shift bytes past a 16-byte boundary and the output @p out_shift bytes (the
+/// same by default), and checks every bit.
 inline void check_emulated(const Runner& run, course::ElemType type, std::int64_t rows,
-                           std::int64_t cols, std::size_t shift = 0) {
+                           std::int64_t cols, std::size_t shift = 0, std::size_t out_shift = 99) {
   const course::Problem p{type, rows, cols, 1};
   const std::size_t n = p.bytes();
-  SCOPED_TRACE(p.describe() + (shift ? ", buffers shifted by " + std::to_string(shift) : ""));
-  std::vector<std::uint8_t> in_store(n + 16 + shift), out_store(n + 2 * kGuard + 16 + shift);
+  if (out_shift == 99) out_shift = shift;
+  SCOPED_TRACE(p.describe() + ", buffers shifted by " + std::to_string(shift) + " and " +
+               std::to_string(out_shift));
+  std::vector<std::uint8_t> in_store(n + 16 + shift), out_store(n + 2 * kGuard + 16 + out_shift);
   std::uint8_t* in = aligned16(in_store) + shift;
   std::uint8_t* out_frame = aligned16(out_store);
-  std::uint8_t* out = out_frame + kGuard + shift;
+  std::uint8_t* out = out_frame + kGuard + out_shift;
   const std::uint64_t seed = course::fresh_seed();
   course::fill_pattern(type, in, p.elements(), seed);
   std::vector<std::uint8_t> ref(n);
   course::cpu_transpose(p, in, ref.data());
-  std::fill(out_frame, out_frame + n + 2 * kGuard + shift, course::kPoisonByte);
+  std::fill(out_frame, out_frame + n + 2 * kGuard + out_shift, course::kPoisonByte);
   run(in, out, rows, cols);
   if (::testing::Test::HasFatalFailure()) return;
   for (std::uint8_t* g = out_frame; g < out; ++g) {

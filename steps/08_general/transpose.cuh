@@ -18,7 +18,7 @@ namespace step08 {
 
 /// Each kernel's tile per element size (the lab times other shapes): 256 bytes a side where the
 /// shared memory allows, 128 bytes for bytes in vectors; the scalar tile square, the shifted one
-/// 32 KB (for halves it runs in the table only).
+/// 32 KB.
 constexpr int scalar_tile(std::size_t size) { return size <= 2 ? 128 : size <= 8 ? 64 : 32; }
 constexpr TileSize vector_tile(std::size_t size) {
   return size <= 2 ? TileSize{128, 128} : TileSize{int(256 / size), int(256 / size)};
@@ -77,10 +77,12 @@ inline bool plan_transpose(std::size_t size, std::int64_t rows, std::int64_t col
   } else if (aligned && size != 4 && size != 8) {
     p.path = Path::vector;  // 4 and 8 bytes: a warp's access is whole sectors without vectors
   } else {
-    p.path = size == 1 ? Path::shifted : Path::scalar;  // halves: scalar measured ahead
+    // Halves: the scalar kernel measured ahead on the H100, the shifted vectors on the H200
+    const bool shifted = size == 1 || (size == 2 && gpu == Gpu::h200);
+    p.path = shifted ? Path::shifted : Path::scalar;
     p.cut = !rows_start_on(32, size, rows, out);
-    // Three blocks per SM: ahead by 3 points on the H200, level on the H100 (LAUNCHER.md)
-    if (p.path == Path::shifted && gpu == Gpu::h200) p.min_blocks = 3;
+    // Three blocks per SM for bytes: ahead by 3 points on the H200, level on the H100 (LAUNCHER.md)
+    if (size == 1 && gpu == Gpu::h200) p.min_blocks = 3;
   }
   *plan = p;
   return true;
@@ -105,11 +107,13 @@ cudaError_t transpose_elements(const void* in, void* out, std::int64_t rows, std
       return launch_vec<S, t.rows, t.cols>(in, out, rows, cols, stream);
     }
     case Path::shifted:
-      if constexpr (S == 1) {  // the plan takes them for bytes only
+      if constexpr (S <= 2) {  // the plan takes them for bytes and halves only
         constexpr TileSize t = shift_tile(S);
-        return p.min_blocks == 3
-                   ? launch_shift<S, t.rows, t.cols, 3>(in, out, rows, cols, p.cut, stream)
-                   : launch_shift<S, t.rows, t.cols>(in, out, rows, cols, p.cut, stream);
+        if constexpr (S == 1) {  // three blocks per SM for bytes on some GPUs
+          if (p.min_blocks == 3)
+            return launch_shift<S, t.rows, t.cols, 3>(in, out, rows, cols, p.cut, stream);
+        }
+        return launch_shift<S, t.rows, t.cols>(in, out, rows, cols, p.cut, stream);
       }
       return cudaErrorInvalidValue;
     case Path::scalar: return launch_scalar<S, scalar_tile(S)>(in, out, rows, cols, p.cut, stream);

@@ -5,8 +5,8 @@
 //     elements: what the launcher took on misaligned rows before the scalar kernel's cut;
 //   * the scalar kernel with a 32 x 32 tile for 4- and 8-byte elements, the size it had before
 //     the 64 x 64 tile;
-//   * the shifted vector kernel (1- and 2-byte elements) at three blocks per SM, and for int8
-//     on the 128 x 128 tile (shifted.cuh);
+//   * the shifted vector kernel (1- and 2-byte elements) at three blocks per SM, with every tile
+//     tested, and for int8 on the 128 x 128 tile (shifted.cuh);
 //   * the staged kernel (1- and 2-byte elements): cp.async through shared memory (staged.cuh);
 //   * the scalar kernel for halves writing two a store (paired.cuh).
 #pragma once
@@ -42,16 +42,20 @@ course::Variant realigned_variant() {
           }};
 }
 
-/// The shifted vector kernel with a TR x TC tile and launch bounds of MinBlocks blocks per SM.
-template <int S, int TR, int TC, int MinBlocks>
+/// The shifted vector kernel with a TR x TC tile, launch bounds of MinBlocks blocks per SM, and
+/// its full tiles untested (the lesson's) or every tile tested.
+template <int S, int TR, int TC, int MinBlocks, bool Untested = true>
 course::Variant shifted_lab_variant() {
   std::string name = "shifted vectors, " + tile_text(TR, TC) + " tile";
   std::string id = "shifted-" + tile_text(TR, TC);
   if (MinBlocks > 1) name += ", " + std::to_string(MinBlocks) + " blocks per SM";
   if (MinBlocks > 1) id += "-" + std::to_string(MinBlocks) + "blocks";
+  if (!Untested) name += ", every tile tested";
+  if (!Untested) id += "-tested";
   return {id, name, "256", tile_text(TR, TC),
           [](const course::Problem& p, const void* in, void* out, cudaStream_t s) {
-            return step08::launch_shift_bounded<S, TR, TC, MinBlocks>(in, out, p.rows, p.cols, s);
+            return step08::launch_shift_bounded<S, TR, TC, MinBlocks, Untested>(in, out, p.rows,
+                                                                                p.cols, s);
           }};
 }
 
@@ -79,10 +83,12 @@ inline std::vector<course::Variant> lab_variants(course::ElemType type) {
   switch (course::elem_size(type)) {
     case 1:
       return {vector_variant<1, 256, 128>(), shifted_lab_variant<1, 256, 128, 3>(),
-              shifted_lab_variant<1, 128, 128, 1>(), staged_variant<1>()};
+              shifted_lab_variant<1, 256, 128, 0, false>(), shifted_lab_variant<1, 128, 128, 1>(),
+              staged_variant<1>()};
     case 2:
       return {vector_variant<2, 128, 64>(), vector_variant<2, 64, 128>(),
-              shifted_lab_variant<2, 128, 128, 3>(), staged_variant<2>(),
+              shifted_lab_variant<2, 128, 128, 3>(), shifted_lab_variant<2, 128, 128, 0, false>(),
+              staged_variant<2>(),
               scalar_tile_variant<2, step08::scalar_tile(2), step08::PairedTile>(
                   "scalar-pairs", "scalar, paired stores, writes cut on sectors")};
     case 4:

@@ -293,8 +293,12 @@ void check_lab_paths(ElemType type, const std::vector<Runner>& aligned) {
     out_aligned = {emulate_realigned<S, vt.rows, vt.cols, true, false>};
   }
   // The shifted kernel's lab rows: three blocks per SM change no arithmetic (the step's test runs
-  // the lesson's tile); the 128 x 128 int8 tile is new here.
-  if constexpr (S == 1) any_shape = {step08_test::emulate_shift<1, 128, 128>};
+  // the lesson's tile); the 128 x 128 int8 tile and every tile tested are new here.
+  if constexpr (S == 1) {
+    any_shape = {step08_test::emulate_shift<1, 128, 128>,
+                 step08_test::emulate_shift<1, 256, 128, false>};
+  }
+  if constexpr (S == 2) any_shape = {step08_test::emulate_shift<2, 128, 128, false>};
   std::vector<course::Shape> shapes = every_test_shape();
   for (const course::Shape& s : step08_test::misaligned_shapes()) shapes.push_back(s);
   for (const course::Shape& s : shapes) {
