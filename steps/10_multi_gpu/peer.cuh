@@ -15,16 +15,12 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "tile_grid.cuh"  // step 08's Element<S>
 
 namespace step10 {
 
-/// An S-byte element as one machine word (16 bytes: a uint4).
-template <int S> struct Word;
-template <> struct Word<1> { using type = unsigned char; };
-template <> struct Word<2> { using type = unsigned short; };
-template <> struct Word<4> { using type = unsigned int; };
-template <> struct Word<8> { using type = unsigned long long; };
-template <> struct Word<16> { using type = uint4; };
+/// An S-byte element as one machine word (16 bytes: a uint4), as step 08 moves it.
+template <int S> using Word = typename step08::Element<S>::type;
 
 /// Blocks{n, parts}.first and .owner (blocks.hpp), for the kernel: the same arithmetic.
 __host__ __device__ inline std::int64_t block_first(int p, std::int64_t n, int parts) {
@@ -45,11 +41,11 @@ __host__ __device__ inline int block_owner(std::int64_t i, std::int64_t n, int p
 /// (The lab's kDown = true walks them down the input's columns, the owners' columns interleaved.)
 template <int S, bool kDown = false>
 __global__ void __launch_bounds__(256)
-    transpose_to_owners(const typename Word<S>::type* __restrict__ in, std::int64_t rows,
+    transpose_to_owners(const Word<S>* __restrict__ in, std::int64_t rows,
                         std::int64_t cols, std::int64_t first_row, std::int64_t out_pitch,
-                        int gpus, typename Word<S>::type* const* __restrict__ outs,
+                        int gpus, Word<S>* const* __restrict__ outs,
                         std::int64_t tiles_across) {
-  __shared__ typename Word<S>::type tile[32][33];  // +1: a column read hits 32 banks (4 bytes)
+  __shared__ Word<S> tile[32][33];  // +1: a column read hits 32 banks (4 bytes)
   std::int64_t r0, c0;
   if (kDown) {
     const std::int64_t down = (rows + 31) / 32, k = blockIdx.x / down, spread = tiles_across / gpus;
@@ -101,7 +97,7 @@ inline cudaError_t launch_to_owners(std::size_t elem, const void* in, std::int64
   if (rows < 1 || cols < 1 || tiles > 0x7FFFFFFF) return cudaErrorInvalidValue;
   return by_size(elem, [&](auto size) {
     constexpr int S = decltype(size)::value;
-    using W = typename Word<S>::type;
+    using W = Word<S>;
     transpose_to_owners<S, kDown><<<static_cast<unsigned>(tiles), dim3(32, 8), 0, stream>>>(
         static_cast<const W*>(in), rows, cols, first_row, out_pitch, gpus,
         reinterpret_cast<W* const*>(outs), across);
