@@ -1,6 +1,5 @@
 // Step 08, part 3 - rows that start anywhere: 16 bytes that start m bytes past a 16-byte boundary,
-// cut out of the two aligned vectors that hold them. __host__ __device__, so the CPU tests check
-// every shift against a plain byte copy.
+// cut out of the two aligned vectors that hold them; host code too, so the CPU tests check it.
 //   make step08 && ./step08 --type i8 --rows 4095 --cols 4097
 #pragma once
 
@@ -45,17 +44,6 @@ __host__ __device__ inline Vec16 load16_within(const std::uint8_t* p, const std:
     if (p + b >= begin && p + b < end) v.w[b / 4] |= std::uint32_t{p[b]} << (8 * (b % 4));
   }
   return v;
-}
-
-/// 16 bytes at @p p (on 16 bytes) that the caller has shown to lie inside [begin, end): no test
-/// on the GPU; the host version traps when they do not, so the CPU tests catch a wrong proof.
-__host__ __device__ inline Vec16 load16_inside([[maybe_unused]] const std::uint8_t* p,
-                                               [[maybe_unused]] const std::uint8_t* begin,
-                                               [[maybe_unused]] const std::uint8_t* end) {
-#ifndef __CUDA_ARCH__
-  if (p < begin || p + 16 > end) std::abort();
-#endif
-  return load16(p);
 }
 
 }  // namespace step08

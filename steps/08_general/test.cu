@@ -562,6 +562,55 @@ TEST(CpuStep08Shift, LoadsOnlyInsideTheBuffer) {
   EXPECT_EQ(w.w[0], 0x14131211u);
 }
 
+// A full tile loads with no test, so ShiftTile::full must prove what the tests would check:
+// every row a thread loads is in the matrix, and every aligned vector (lane 7's next one too)
+// lies inside the input buffer. Here each load of fetch<true> is recomputed and checked, over
+// every tile of the launcher's grid, buffers at every phase, with and without the cut.
+template <int S>
+void check_full_tiles_load_inside(std::int64_t rows, std::int64_t cols, bool cut) {
+  constexpr step08::TileSize ts = step08::shift_tile(S);
+  using Tile = step08::ShiftTile<S, ts.rows, ts.cols>;
+  const int lead = cut ? Tile::kLead : 0;
+  const step08::TileGrid grid = step08::make_grid(rows, cols, ts.rows - lead, ts.cols, S);
+  for (std::uintptr_t in = 4096; in < 4096 + 16; in += S) {
+    SCOPED_TRACE(std::to_string(S) + "-byte " + std::to_string(rows) + " x " +
+                 std::to_string(cols) + (cut ? ", cut" : "") + ", input at " +
+                 std::to_string(in % 16) + " mod 16");
+    const std::uintptr_t end = in + static_cast<std::uintptr_t>(rows * cols * S);
+    std::int64_t full_tiles = 0;
+    for (std::uint32_t b = 0; b < grid.tiles(); ++b) {
+      std::int64_t ty, tx;
+      grid.tile(b, &ty, &tx);
+      const step08::Corner top{ty * (ts.rows - lead) - lead, tx * ts.cols};
+      if (!Tile::full(in, rows, cols, top, ty == grid.tiles_r - 1)) continue;
+      ++full_tiles;
+      for (unsigned t = 0; t < step08::kThreads; ++t)
+        for (int p = 0; p < Tile::P; ++p)
+          for (int i = 0; i < Tile::k; ++i) {
+            const step08::Slot s = step08::load_slot(Tile::L::kInVecs, t, p);
+            const std::int64_t r = top.r0 + s.row * Tile::k + i;
+            const std::uintptr_t at = in + static_cast<std::uintptr_t>(
+                                               (r * cols + top.c0 + s.vec * Tile::V) * S);
+            const std::uintptr_t a = at - at % 16, last = a + (t % 8 == 7 ? 32 : 16);
+            ASSERT_TRUE(r >= 0 && r < rows) << "row " << r;
+            ASSERT_TRUE(a >= in && last <= end) << "tile " << ty << ", " << tx << ", thread " << t;
+          }
+    }
+    if (grid.tiles_r >= 3 && grid.tiles_c >= 3) EXPECT_GT(full_tiles, 0);
+  }
+}
+
+TEST(CpuStep08Shift, FullTilesLoadOnlyInsideTheBuffer) {
+  std::vector<course::Shape> shapes = {{1024, 389}, {4095, 4097}, {1000, 488}, {700, 300}};
+  for (const course::Shape& s : step08_test::misaligned_shapes()) shapes.push_back(s);
+  for (const course::Shape& s : shapes)
+    for (bool cut : {false, true}) {
+      check_full_tiles_load_inside<1>(s.rows, s.cols, cut);
+      check_full_tiles_load_inside<2>(s.rows, s.cols, cut);
+      if (HasFatalFailure()) return;
+    }
+}
+
 // The store half's arithmetic, on its own: over every block, thread and pass of the launcher's
 // grid, each output element is written exactly once, by the thread that owns it (tile row by
 // the cut, vector slot within the piece); every whole vector is on 16 bytes of the output
@@ -581,7 +630,8 @@ void check_shift_owners(std::int64_t rows, std::int64_t cols, std::uintptr_t out
     std::int64_t ty, tx;
     grid.tile(b, &ty, &tx);
     const step08::Corner top{ty * stride - lead, tx * ts.cols};
-    const bool last = ty == grid.tiles_r - 1, full = Tile::full(256, rows, cols, top, last);
+    const bool last = ty == grid.tiles_r - 1;
+    const bool full = Tile::full(256, rows, cols, top, last);
     full_tiles += full;
     for (unsigned t = 0; t < step08::kThreads; ++t)
       for (int p = 0; p < Tile::L::kStorePasses; ++p) {
@@ -651,7 +701,7 @@ TEST(CpuStep08Emulated, ShiftedVectorsFromAndToBuffersOffSixteenBytes) {
     }
   }
   // Output rows on sectors (no cut), the input off 16 bytes: the first tile row starts at the
-  // buffer's first byte, and its aligned vectors would reach before it.
+  // buffer's first byte, where its aligned vectors reach before the buffer (the tested path).
   for (std::size_t shift : {1, 15})
     check_emulated(step08_test::emulate_shift<1, 256, 128>, ElemType::i8, 1024, 389, shift, 0);
 }

@@ -81,7 +81,7 @@ inline bool plan_transpose(std::size_t size, std::int64_t rows, std::int64_t col
     const bool shifted = size == 1 || (size == 2 && gpu == Gpu::h200);
     p.path = shifted ? Path::shifted : Path::scalar;
     p.cut = !rows_start_on(32, size, rows, out);
-    // Three blocks per SM for bytes: ahead by 3 points on the H200, level on the H100 (LAUNCHER.md)
+    // Three blocks per SM for bytes: ahead on the H200, level on the H100 (LAUNCHER.md)
     if (size == 1 && gpu == Gpu::h200) p.min_blocks = 3;
   }
   *plan = p;

@@ -1,9 +1,7 @@
 // Step 08, part 3 - bytes on rows that start anywhere: 16-byte vectors shifted into place. Since
-// transpose_vec.cuh, which needs every row on both sides on 16 bytes: a lane loads the ALIGNED
-// vector that holds the start of its 16 bytes of a row, takes the next one from its neighbour
-// lane and shifts the pair by the row's offset (shift.cuh), so the k rows it packs line up again.
-// Output rows are cut on their sectors as in the scalar kernel (part 1): every store a whole
-// vector with one writer, but the first and last of a row, stored element by element.
+// transpose_vec.cuh, which needs rows on 16 bytes: a lane loads the ALIGNED vector that holds the
+// start of its 16 bytes of a row, takes the next from its neighbour lane and shifts the pair by
+// the row's offset (shift.cuh). Output rows are cut on their sectors as in part 1.
 //   make step08 && ./step08 --type i8 --rows 4095 --cols 4097
 #pragma once
 
@@ -31,9 +29,7 @@ struct ShiftTile {
     unsigned m[P][k];  ///< the row's offset from 16 bytes: the shift
   };
 
-  /// Every row of the tile is in the matrix, it is not the last tile row, and every aligned vector
-  /// its rows touch lies inside the input buffer: its loads and stores need no test (as Full in
-  /// transpose_vec.cuh). Offsets in bytes from the start of the input.
+  /// No test needed: every row and aligned vector inside, not the last tile row (as Full, part 2).
   __host__ __device__ static bool full(std::uintptr_t in, std::int64_t rows, std::int64_t cols,
                                        Corner top, bool last) {
     if (last || top.r0 < 0 || top.r0 + TR > rows || top.c0 + TC > cols) return false;
@@ -60,8 +56,8 @@ struct ShiftTile {
         f.m[p][i] = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(at) % 16);
         const std::uint8_t *a = at - f.m[p][i], *piece_end = row + col_end * S;  // a: on 16 B
         if (Full) {  // no test: every vector is in the buffer, every row in the matrix
-          f.v[p][i] = load16_inside(a, in, end);
-          f.next[p][i] = t % 8 == 7 ? load16_inside(a + 16, in, end) : Vec16{};
+          f.v[p][i] = load16(a);
+          f.next[p][i] = t % 8 == 7 ? load16(a + 16) : Vec16{};
           continue;
         }
         const bool ok = r >= 0 && r < rows && a < piece_end;
@@ -106,11 +102,7 @@ struct ShiftTile {
 
   /// The output vector of thread t in store pass p: output elements first .. first + V - 1, of
   /// which [lo, hi) are this tile's (none when lo >= hi), read from byte `smem` of tile row c.
-  struct Piece {
-    std::int64_t first;
-    int lo, hi, c;
-    unsigned smem;
-  };
+  struct Piece { std::int64_t first; int lo, hi, c; unsigned smem; };
 
   // Output row o = c0 + c is cut at sectors: the tile writes its elements [s0 - d, s0 + TR -
   // lead - d), d = (phase + o * rows) mod kSector, and the last tile row the rest of the row.
@@ -126,11 +118,8 @@ struct ShiftTile {
     const std::int64_t j0 = s0 - d + q * V;                        // first element of the vector
     const std::int64_t stop = last ? rows : s0 + (TR - lead) - d;  // end of the tile's piece
     Piece x{o * rows + j0, 0, 0, c, static_cast<unsigned>((lead - d + q * V) * S)};
-    if (Full) {  // j0 >= 0 and stop - j0 is whole vectors: the vector is the tile's or not
-      x.hi = q * V < TR - lead ? V : 0;
-      return x;
-    }
-    if (o >= cols) return x;
+    if (Full) x.hi = q * V < TR - lead ? V : 0;  // j0 >= 0, the piece whole vectors
+    if (Full || o >= cols) return x;
     x.lo = static_cast<int>(j0 < 0 ? -j0 : 0);
     x.hi = static_cast<int>(stop - j0 < V ? stop - j0 : V);
     return x;
@@ -201,7 +190,8 @@ cudaError_t launch_shift(const void* in, void* out, std::int64_t rows, std::int6
   const std::int64_t blocks = blocks_for(rows, cols, {TR - lead, TC});
   if (blocks < 0) return cudaErrorInvalidValue;
   const int phase = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / S % Tile::kSector);
-  transpose_shift<S, TR, TC, MIN_BLOCKS, UNTESTED><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+  transpose_shift<S, TR, TC, MIN_BLOCKS, UNTESTED><<<static_cast<unsigned>(blocks), kThreads, 0,
+                                                     stream>>>(
       static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), rows, cols,
       make_grid(rows, cols, TR - lead, TC, S), lead, phase);
   return cudaGetLastError();
