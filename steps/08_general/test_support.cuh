@@ -16,6 +16,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -218,13 +219,14 @@ void emulate_shift(const std::uint8_t* in, std::uint8_t* out, std::int64_t rows,
 using Runner = std::function<void(const std::uint8_t*, std::uint8_t*, std::int64_t, std::int64_t)>;
 
 /// Transposes a fresh pattern with @p run into a poisoned output framed by guard bands, with the
-/// input starting @p shift bytes past a 16-byte boundary and the output @p out_shift bytes (the
-/// same by default), and checks every bit.
+/// input starting @p shift bytes past a 16-byte boundary and the output @p output_shift bytes
+/// (the same by default), and checks every bit.
 inline void check_emulated(const Runner& run, course::ElemType type, std::int64_t rows,
-                           std::int64_t cols, std::size_t shift = 0, std::size_t out_shift = 99) {
+                           std::int64_t cols, std::size_t shift = 0,
+                           std::optional<std::size_t> output_shift = std::nullopt) {
   const course::Problem p{type, rows, cols, 1};
   const std::size_t n = p.bytes();
-  if (out_shift == 99) out_shift = shift;
+  const std::size_t out_shift = output_shift.value_or(shift);
   SCOPED_TRACE(p.describe() + ", buffers shifted by " + std::to_string(shift) + " and " +
                std::to_string(out_shift));
   std::vector<std::uint8_t> in_store(n + 16 + shift), out_store(n + 2 * kGuard + 16 + out_shift);
