@@ -37,8 +37,9 @@ __host__ __device__ inline bool heads(unsigned i, unsigned jm, unsigned m) {
 
 /// The matrix row of band row 0 of the block whose own rows start at i0, in the strip of columns
 /// starting at j0 (j0m = j0 mod m): own row r of lane t pairs with band row H - 1 + t - r.
+/// With j0m, i0 < m it needs no 64-bit division, which the device runs as a subroutine.
 __host__ __device__ inline unsigned band_base(unsigned j0m, unsigned i0, int H, unsigned m) {
-  return static_cast<unsigned>(wrap(static_cast<i64>(j0m) - i0 - (H - 1), m));
+  return sub_mod(sub_mod(j0m, i0, m), static_cast<unsigned>(H - 1) % m, m);
 }
 
 /// @p row moved @p by rows down, mod m (by may exceed m in a tiny matrix).
@@ -73,47 +74,59 @@ __global__ void __launch_bounds__(1024) shuffle_rows_gcd1(T* a, unsigned n, unsi
 /// partners lie in a band of H + 31 rows: band row q of lane t is the partner of own row
 /// H - 1 + t - q. A lane reads a diagonal of either array, 33 words apart: 32 banks, no pad.
 /// Which own rows head a pair is tested once per row, into a 64-bit mask per column that the four
-/// loops read (kMask = false tests again at each use: the lab's rect-row-tests).
+/// loops read (kMask = false tests again at each use: the lab's rect-row-tests). Each loop runs
+/// H / 8 or (H + 38) / 8 times whatever the thread, so the compiler unrolls it whole. Blocks go
+/// along a tile row, strip after strip.
 template <typename T, int H, typename Index, bool kMask = true>
 __global__ void __launch_bounds__(256)
-    reflect_columns_gcd1(T* a, unsigned m, unsigned n, unsigned tiles_down) {
-  static_assert(H <= 64, "one bit per own row");
+    reflect_columns_gcd1(T* a, unsigned m, unsigned n, unsigned strips) {
+  static_assert(H <= 64 && H % 8 == 0, "one bit per own row, 8 rows of threads");
+  constexpr int kOwn = H / 8, kBand = (H + 31 + 7) / 8;  // rows per thread; the last may be past
   __shared__ T own[H][32];
   __shared__ T band[H + 31][32];
   __shared__ unsigned long long heads_mask[32];  // bit r: own row r of column j0 + t heads a pair
-  const unsigned strip = blockIdx.x / tiles_down, i0 = (blockIdx.x - strip * tiles_down) * H;
+  const unsigned tile = blockIdx.x / strips, strip = blockIdx.x - tile * strips, i0 = tile * H;
   const unsigned j0 = strip * 32, j0m = j0 % m, j = j0 + threadIdx.x;
   const unsigned jm = next_row(j0m, threadIdx.x, m);  // j mod m, the column's centre
-  const int t = threadIdx.x;
+  const int t = threadIdx.x, y = threadIdx.y;
   auto test = [&](int r) { return j < n && i0 + r < m && heads(i0 + r, jm, m); };
-  if (threadIdx.y == 0) heads_mask[t] = 0;
+  if (y == 0) heads_mask[t] = 0;
   __syncthreads();
   unsigned long long bits = 0;  // this thread's own rows
-  for (int r = threadIdx.y; r < H; r += 8) bits |= static_cast<unsigned long long>(test(r)) << r;
+#pragma unroll
+  for (int k = 0, r = y; k < kOwn; ++k, r += 8) {
+    bits |= static_cast<unsigned long long>(test(r)) << r;
+  }
   if (kMask && bits) atomicOr(&heads_mask[t], bits);
   if (!__syncthreads_or(bits != 0)) return;  // about half the blocks: their rows are all partners
   const unsigned long long mask = heads_mask[t];
-  auto mine = [&](int r) {  // row i0 + r of this column heads a pair
-    return r >= 0 && r < H && (kMask ? (mask >> r & 1) != 0 : test(r));
+  auto head = [&](int r) { return kMask ? (mask >> r & 1) != 0 : test(r); };  // 0 <= r < H
+  auto partner = [&](int q) {  // band row q of this column is a partner (q >= H + 31: r < 0)
+    const int r = H - 1 + t - q;
+    return r >= 0 && r < H && head(r);
   };
   auto at = [&](unsigned row) -> T& { return a[static_cast<Index>(row) * n + j]; };
-  const unsigned first = next_row(band_base(j0m, i0, H, m), threadIdx.y, m);
-  for (int r = threadIdx.y; r < H; r += 8) {
-    if (mine(r)) __pipeline_memcpy_async(&own[r][t], &at(i0 + r), sizeof(T));
+  const unsigned first = next_row(band_base(j0m, i0, H, m), y, m);
+#pragma unroll
+  for (int k = 0, r = y; k < kOwn; ++k, r += 8) {
+    if (head(r)) __pipeline_memcpy_async(&own[r][t], &at(i0 + r), sizeof(T));
   }
   unsigned row = first;
-  for (int q = threadIdx.y; q < H + 31; q += 8, row = next_row(row, 8, m)) {
-    if (mine(H - 1 + t - q)) __pipeline_memcpy_async(&band[q][t], &at(row), sizeof(T));
+#pragma unroll
+  for (int k = 0, q = y; k < kBand; ++k, q += 8, row = next_row(row, 8, m)) {
+    if (partner(q)) __pipeline_memcpy_async(&band[q][t], &at(row), sizeof(T));
   }
   __pipeline_commit();
   __pipeline_wait_prior(0);
   __syncthreads();  // every element this block overwrites is in shared memory
-  for (int r = threadIdx.y; r < H; r += 8) {
-    if (mine(r)) at(i0 + r) = band[H - 1 + t - r][t];
+#pragma unroll
+  for (int k = 0, r = y; k < kOwn; ++k, r += 8) {
+    if (head(r)) at(i0 + r) = band[H - 1 + t - r][t];
   }
   row = first;
-  for (int q = threadIdx.y; q < H + 31; q += 8, row = next_row(row, 8, m)) {
-    if (mine(H - 1 + t - q)) at(row) = own[H - 1 + t - q][t];
+#pragma unroll
+  for (int k = 0, q = y; k < kBand; ++k, q += 8, row = next_row(row, 8, m)) {
+    if (partner(q)) at(row) = own[H - 1 + t - q][t];
   }
 }
 
@@ -129,9 +142,9 @@ void gcd1_rows_and_columns(T* a, const RectShape& s, cudaStream_t stream) {
                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(row_bytes)));
   shuffle_rows_gcd1<T, Index><<<m, threads, row_bytes, stream>>>(a, n, static_cast<unsigned>(s.k));
-  const unsigned tiles_down = (m + kReflectRows - 1) / kReflectRows;
+  const unsigned tiles_down = (m + kReflectRows - 1) / kReflectRows, strips = (n + 31) / 32;
   reflect_columns_gcd1<T, kReflectRows, Index, kMask>
-      <<<tiles_down * ((n + 31) / 32), dim3(32, 8), 0, stream>>>(a, m, n, tiles_down);
+      <<<tiles_down * strips, dim3(32, 8), 0, stream>>>(a, m, n, strips);
 }
 
 }  // namespace step09

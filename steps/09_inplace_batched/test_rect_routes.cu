@@ -211,7 +211,7 @@ void reflect_on_host(Matrix& a, i64 m64, i64 n64, int H) {
   std::vector<char> handled(a.size(), 0);
   Matrix own(static_cast<std::size_t>(H) * 32), band(static_cast<std::size_t>(H + 31) * 32);
   for (unsigned block = 0; block < tiles_down * strips; ++block) {
-    const unsigned strip = block / tiles_down, tile = block - strip * tiles_down;
+    const unsigned tile = block / strips, strip = block - tile * strips;
     const unsigned i0 = tile * H, j0 = strip * 32, j0m = j0 % m;
     const unsigned base = step09::band_base(j0m, i0, H, m);
     for (int pass = 0; pass < 2; ++pass) {  // 0: the loads, 1: the stores after the barrier
