@@ -75,12 +75,13 @@ struct RectPlan {
 
 /// The last pass of either route: pieces of @p len elements along the plan's cycles, in 16-byte
 /// units where the piece and the matrix's address allow (8 loads a round), else 4-byte ones
-/// (K4 loads a round: 31, the most one window allows; the lab times 16 as rect-loads16).
-template <typename T, typename Index, int K4>
+/// (K4 loads a round: 31, the most one window allows; the lab times 16 as rect-loads16, and
+/// 4-byte units everywhere, kWide = false, as rect-narrow).
+template <typename T, typename Index, int K4, bool kWide>
 void permute(T* a, i64 len, const RectPlan& plan, cudaStream_t stream) {
   if (plan.cycles == 0) return;  // a square: nothing moves
   const i64 bytes = len * static_cast<i64>(sizeof(T));
-  const bool wide = bytes % 16 == 0 && reinterpret_cast<std::uintptr_t>(a) % 16 == 0;
+  const bool wide = kWide && bytes % 16 == 0 && reinterpret_cast<std::uintptr_t>(a) % 16 == 0;
   const i64 units = wide ? bytes / 16 : bytes / 4, chunks = (units + 31) / 32;
   const unsigned blocks = static_cast<unsigned>((plan.cycles * chunks + 7) / 8);
   const int* const starts = plan.table.as<int>();
@@ -94,7 +95,7 @@ void permute(T* a, i64 len, const RectPlan& plan, cudaStream_t stream) {
   }
 }
 
-template <typename T, typename Index, int K4, bool kMask>
+template <typename T, typename Index, int K4, bool kMask, bool kWide>
 void run_route(T* a, const RectShape& s, const RectPlan& plan, cudaStream_t stream) {
   if (plan.route == Route::blocks) {  // pass 1: each c x c square by part 1's tile pairs
     constexpr int kTile = sizeof(T) == 4 ? 64 : 32;  // rows of 256 bytes
@@ -102,17 +103,17 @@ void run_route(T* a, const RectShape& s, const RectPlan& plan, cudaStream_t stre
     const unsigned pairs = tiles * (tiles + 1) / 2, squares = static_cast<unsigned>(s.a * s.b);
     transpose_inplace_pairs<T, kTile, 8><<<squares * pairs, dim3(kTile, 8), 0, stream>>>(
         a, s.n, pairs, s.c, static_cast<unsigned>(s.b));
-    return permute<T, Index, K4>(a, s.c, plan, stream);
+    return permute<T, Index, K4, kWide>(a, s.c, plan, stream);
   }
   gcd1_rows_and_columns<T, Index, kMask>(a, s, stream);  // passes 1 and 2 (rect_gcd1.cuh)
-  permute<T, Index, K4>(a, s.n, plan, stream);
+  permute<T, Index, K4, kWide>(a, s.n, plan, stream);
 }
 
 /// Transposes the rows x cols matrix at @p a in place, into cols x rows: two passes where
 /// gcd >= 32, three where gcd = 1, the general passes otherwise; sides below 2^31, else
 /// cudaErrorInvalidValue. A 1 x N or N x 1 matrix is its own transpose: nothing runs. K4 and
-/// kMask are the lab's knobs (permute, reflect_columns_gcd1).
-template <typename T, int K4 = 31, bool kMask = true>
+/// kMask and kWide are the lab's knobs (permute, reflect_columns_gcd1).
+template <typename T, int K4 = 31, bool kMask = true, bool kWide = true>
 cudaError_t transpose_inplace_rect(T* a, i64 rows, i64 cols, RectPlan& plan,
                                    cudaStream_t stream = nullptr) {
   if (rows < 1 || cols < 1) return cudaErrorInvalidValue;
@@ -141,9 +142,9 @@ cudaError_t transpose_inplace_rect(T* a, i64 rows, i64 cols, RectPlan& plan,
     return transpose_rect_general(a, rows, cols, plan.general, stream);
   }
   if (rows * cols <= static_cast<i64>(UINT_MAX)) {  // 32-bit element indices
-    run_route<T, unsigned, K4, kMask>(a, s, plan, stream);
+    run_route<T, unsigned, K4, kMask, kWide>(a, s, plan, stream);
   } else {
-    run_route<T, std::uint64_t, K4, kMask>(a, s, plan, stream);
+    run_route<T, std::uint64_t, K4, kMask, kWide>(a, s, plan, stream);
   }
   return cudaGetLastError();
 }

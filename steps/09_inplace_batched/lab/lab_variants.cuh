@@ -13,6 +13,8 @@
 //   rectangle, two or three passes             the lesson's routes (../inplace_rect.cuh)
 //   rectangle, 16 loads a round in the cycles  the same, fewer loads in flight (its knob K4)
 //   rectangle, row tests in the reflection     the same, no mask of rows (its knob kMask)
+//   rectangle, 4-byte units in the cycles      the same, 128-byte pieces even where rows allow
+//                                              16-byte units (its knob kWide)
 //   rectangle, general passes                  the baseline, any gcd (../rect_general.cuh)
 //   rectangle, general, reflections in place   its reflections without shared memory
 //                                              (rect_direct.cuh)
@@ -44,9 +46,10 @@ inline course::StepInfo info() {
       "other thread counts per tile (bytes in flight against row-piece width), warps shifted\n"
       "onto sectors, 2x2 pairs per block, and loads through registers instead of cp.async\n"
       "(float32 only).\n"
-      "A rectangle (--rows != --cols) runs the lesson's two or three passes beside the\n"
-      "general passes (four or five, any shape: the baseline) and the same general passes with\n"
-      "their column reflections done without shared memory (float64 too).";
+      "A rectangle (--rows != --cols) runs the lesson's two or three passes, the same with\n"
+      "other values of their knobs (16 loads a round, no mask of rows, 4-byte units in the\n"
+      "cycles), the general passes (four or five, any shape: the baseline) and the same\n"
+      "general passes with their column reflections done without shared memory (float64 too).";
   step.types = {course::ElemType::f32, course::ElemType::f64};
   step.cublas_reference = true;
   return step;
@@ -107,13 +110,13 @@ course::Variant rect(course::ElemType type, const std::string& id, const std::st
 
 /// The lesson's rectangle with other values of its knobs (../inplace_rect.cuh's template
 /// parameters).
-template <int K4, bool kMask>
+template <int K4, bool kMask, bool kWide = true>
 course::Variant rect_knobs(course::ElemType type, const std::string& id, const std::string& what) {
   return rect<step09::RectPlan>(
       type, id, what, "-", "-",
       [](auto* m, const course::Problem& p, step09::RectPlan& plan, cudaStream_t s) {
         using T = std::remove_pointer_t<decltype(m)>;
-        return step09::transpose_inplace_rect<T, K4, kMask>(m, p.rows, p.cols, plan, s);
+        return step09::transpose_inplace_rect<T, K4, kMask, kWide>(m, p.rows, p.cols, plan, s);
       });
 }
 
@@ -156,6 +159,8 @@ inline std::vector<course::Variant> rect_variants(
                                        "rectangle, 16 loads a round in the cycles"),
           detail::rect_knobs<31, false>(type, "rect-row-tests",
                                         "rectangle, row tests in the reflection"),
+          detail::rect_knobs<31, true, false>(type, "rect-narrow",
+                                              "rectangle, 4-byte units in the cycles"),
           general, direct};
 }
 
