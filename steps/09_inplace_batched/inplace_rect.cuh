@@ -111,8 +111,8 @@ void run_route(T* a, const RectShape& s, const RectPlan& plan, cudaStream_t stre
 
 /// Transposes the rows x cols matrix at @p a in place, into cols x rows: two passes where
 /// gcd >= 32, three where gcd = 1, the general passes otherwise; sides below 2^31, else
-/// cudaErrorInvalidValue. A 1 x N or N x 1 matrix is its own transpose: nothing runs. K4 and
-/// kMask and kWide are the lab's knobs (permute, reflect_columns_gcd1).
+/// cudaErrorInvalidValue. A 1 x N or N x 1 matrix is its own transpose: nothing runs. K4, kMask
+/// and kWide are the lab's knobs (permute, reflect_columns_gcd1).
 template <typename T, int K4 = 31, bool kMask = true, bool kWide = true>
 cudaError_t transpose_inplace_rect(T* a, i64 rows, i64 cols, RectPlan& plan,
                                    cudaStream_t stream = nullptr) {
