@@ -6,6 +6,7 @@
 // shapes past 2^31 elements. (test.cu runs the lesson's awkward shapes.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <numeric>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "inplace_rect.cuh"
+#include "lab/cut_runs.cuh"
 #include "test_rect_reference.hpp"
 #include "testing.cuh"
 #include "variants.cuh"
@@ -113,6 +115,15 @@ TEST(Step09RoutesLarge, TransposesTheTargetShapeInFloat64Large) {
   ASSERT_TRUE(course::check_transpose(v, Problem{ElemType::f64, 46341, 23170, 1}));
 }
 
+// Fewer than 2^32 elements but more than 2^32 4-byte units (17 GB of float64): the cycle pass,
+// which moves 4-byte units where rows are not 16-byte multiples, needs 64-bit indices.
+TEST(Step09RoutesLarge, TransposesPast2To32UnitsInFloat64Large) {
+  REQUIRE_GPU();
+  const course::Variant v =
+      step09::rect_variants(ElemType::f64, std::make_shared<step09::RectPlan>())[0];
+  ASSERT_TRUE(course::check_transpose(v, Problem{ElemType::f64, 80001, 27001, 1}));  // gcd 1
+}
+
 // ---------------------------------------------------------------------------------------------
 // CPU tests: the passes on host arrays holding 0 .. m n - 1.
 
@@ -150,14 +161,19 @@ template <typename Src>
 }
 
 /// The last pass as permute_pieces runs it: per cycle and element of a piece, K rows read ahead
-/// of the K written, x0's value kept for the end.
-void permute_on_host(Matrix& a, i64 len, const Cycles& cy, int K) {
+/// of the K written, x0's value kept for the end; the lab's cut runs (the first tails.size()
+/// cycles) end on their tails' values, saved before anything moves.
+void permute_on_host(Matrix& a, i64 len, const Cycles& cy, int K,
+                     const std::vector<int>& tails = {}) {
   std::vector<i64> v(static_cast<std::size_t>(K));
+  Matrix saved;
+  for (int tail : tails) saved.insert(saved.end(), &a[tail * len], &a[tail * len] + len);
   for (int t = 0; t < cy.count(); ++t) {
     const int* x = cy.order.data() + cy.starts[t];
     const int length = cy.starts[t + 1] - cy.starts[t];
+    const bool cut = t < static_cast<int>(tails.size());
     for (i64 e = 0; e < len; ++e) {
-      const i64 first_value = a[x[0] * len + e];
+      const i64 first_value = cut ? saved[t * len + e] : a[x[0] * len + e];
       for (int s0 = 0; s0 < length; s0 += K) {
         for (int s = 0; s < K; ++s)
           v[s] = s0 + s + 1 < length ? a[x[s0 + s + 1] * len + e] : first_value;
@@ -167,8 +183,9 @@ void permute_on_host(Matrix& a, i64 len, const Cycles& cy, int K) {
   }
 }
 
-/// The blocks route: every c x c block transposed, then the pieces permuted.
-Matrix blocks_on_host(i64 m, i64 n, int K) {
+/// The blocks route: every c x c block transposed, then the pieces permuted (cycles longer than
+/// @p most cut into runs, the lab's CutRuns; 0: none cut).
+Matrix blocks_on_host(i64 m, i64 n, int K, int most = 0) {
   const step09::RectShape s = step09::rect_shape(m, n);
   Matrix a = iota(m, n);
   for (i64 I = 0; I < s.a; ++I)
@@ -179,7 +196,9 @@ Matrix blocks_on_host(i64 m, i64 n, int K) {
   auto src = [&](i64 p) { return step09::piece_source(p, s.a, s.b, s.c); };
   const Cycles cy = step09::gather_cycles(s.a * s.b * s.c, src);
   EXPECT_TRUE(cycles_follow(cy, s.a * s.b * s.c, src)) << m << " x " << n;
-  permute_on_host(a, s.c, cy, K);
+  if (most == 0) return permute_on_host(a, s.c, cy, K), a;
+  const step09_lab::CutCycles cut = step09_lab::cut_cycles(cy, most);
+  permute_on_host(a, s.c, cut.runs, K, cut.tails);
   return a;
 }
 
@@ -250,8 +269,8 @@ void reflect_on_host(Matrix& a, i64 m64, i64 n64, int H) {
   }
 }
 
-/// The gcd1 route: shuffle, reflection, row cycles.
-Matrix gcd1_on_host(i64 m, i64 n, unsigned B, int H, int K) {
+/// The gcd1 route: shuffle, reflection, row cycles (cut as in blocks_on_host).
+Matrix gcd1_on_host(i64 m, i64 n, unsigned B, int H, int K, int most = 0) {
   const step09::RectShape s = step09::rect_shape(m, n);
   Matrix a = iota(m, n);
   shuffle_on_host(a, s, B);
@@ -259,7 +278,9 @@ Matrix gcd1_on_host(i64 m, i64 n, unsigned B, int H, int K) {
   auto src = [&](i64 i) { return step09::row_source(s, i); };
   const Cycles cy = step09::gather_cycles(m, src);
   EXPECT_TRUE(cycles_follow(cy, m, src)) << m << " x " << n;
-  permute_on_host(a, n, cy, K);
+  if (most == 0) return permute_on_host(a, n, cy, K), a;
+  const step09_lab::CutCycles cut = step09_lab::cut_cycles(cy, most);
+  permute_on_host(a, n, cut.runs, K, cut.tails);
   return a;
 }
 
@@ -269,6 +290,7 @@ TEST(CpuStep09Routes, BlocksRouteTransposesEveryShapeUpTo40) {
       const step09::RectShape s = step09::rect_shape(m, n);
       if (std::min(s.a, s.b) > 2) continue;  // the route's condition besides c >= 32
       for (int K : {1, 8, 16}) ASSERT_TRUE(is_transpose(blocks_on_host(m, n, K), m, n));
+      for (int most : {1, 2, 3}) ASSERT_TRUE(is_transpose(blocks_on_host(m, n, 2, most), m, n));
     }
 }
 
@@ -280,6 +302,9 @@ TEST(CpuStep09Routes, Gcd1RouteTransposesEveryShapeUpTo40) {
         for (int H : {step09::kReflectRows, 4, 8}) {
           ASSERT_TRUE(is_transpose(gcd1_on_host(m, n, B, H, 16), m, n)) << "B " << B << " H " << H;
         }
+      for (int most : {1, 2, 5}) {
+        ASSERT_TRUE(is_transpose(gcd1_on_host(m, n, 32, 8, 2, most), m, n)) << "most " << most;
+      }
     }
 }
 
@@ -398,6 +423,29 @@ TEST(CpuStep09Routes, CycleTablesStayWithinThreeTimesTheLongerSide) {
     }
     EXPECT_LE(static_cast<i64>(cy.order.size() + cy.starts.size()), 3 * std::max(m, n) + 1)
         << m << " x " << n;
+  }
+}
+
+// The lab's cut runs (lab/cut_runs.cuh): at most `most` rows, every row once, the cut runs
+// first; a run's last row x gathers from src(x), which is the run's tail when it is cut and its
+// own first row when its cycle stayed whole.
+TEST(CpuStep09Routes, CutRunsCoverTheirCyclesOnce) {
+  const step09::RectShape s = step09::rect_shape(8191, 4097);
+  auto src = [&](i64 i) { return step09::row_source(s, i); };
+  const Cycles cy = step09::gather_cycles(8191, src);  // 18 cycles of 455 rows
+  for (int most : {16, 126, 455, 1000}) {
+    const step09_lab::CutCycles cut = step09_lab::cut_cycles(cy, most);
+    std::vector<int> rows = cut.runs.order, all = cy.order;
+    std::sort(rows.begin(), rows.end());
+    std::sort(all.begin(), all.end());
+    ASSERT_EQ(rows, all) << "most " << most;
+    EXPECT_EQ(cut.tails.size(), most < 455 ? 18u * ((455 + most - 1) / most) : 0u);
+    for (int t = 0; t < cut.runs.count(); ++t) {
+      const int first = cut.runs.starts[t], last = cut.runs.starts[t + 1] - 1;
+      ASSERT_LE(last - first + 1, most);
+      const bool is_cut = t < static_cast<int>(cut.tails.size());
+      EXPECT_EQ(src(cut.runs.order[last]), is_cut ? cut.tails[t] : cut.runs.order[first]) << t;
+    }
   }
 }
 

@@ -15,6 +15,10 @@
 //   rectangle, row tests in the reflection     the same, no mask of rows (its knob kMask)
 //   rectangle, 4-byte units in the cycles      the same, 128-byte pieces even where rows allow
 //                                              16-byte units (its knob kWide)
+//   rectangle, 512-byte pieces of 4-byte units the same, 4 units a lane (its knob W4)
+//   rectangle, cycles cut into runs            the same, more warps: a saved piece a run (its
+//                                              hook Runs, cut_runs.cuh)
+//   rectangle, runs of 512-byte pieces         both
 //   rectangle, general passes                  the baseline, any gcd (../rect_general.cuh)
 //   rectangle, general, reflections in place   its reflections without shared memory
 //                                              (rect_direct.cuh)
@@ -29,6 +33,7 @@
 #include "errors.hpp"
 #include "harness.cuh"
 #include "inplace.cuh"
+#include "cut_runs.cuh"
 #include "rect_direct.cuh"
 #include "register_pairs.cuh"
 #include "sector_pairs.cuh"
@@ -48,8 +53,9 @@ inline course::StepInfo info() {
       "(float32 only).\n"
       "A rectangle (--rows != --cols) runs the lesson's two or three passes, the same with\n"
       "other values of their knobs (16 loads a round, no mask of rows, 4-byte units in the\n"
-      "cycles), the general passes (four or five, any shape: the baseline) and the same\n"
-      "general passes with their column reflections done without shared memory (float64 too).";
+      "cycles, 512-byte pieces of them, cycles cut into runs), the general passes (four or\n"
+      "five, any shape: the baseline) and the same general passes with their column\n"
+      "reflections done without shared memory (float64 too).";
   step.types = {course::ElemType::f32, course::ElemType::f64};
   step.cublas_reference = true;
   return step;
@@ -110,13 +116,15 @@ course::Variant rect(course::ElemType type, const std::string& id, const std::st
 
 /// The lesson's rectangle with other values of its knobs (../inplace_rect.cuh's template
 /// parameters).
-template <int K4, bool kMask, bool kWide = true>
+template <int K4, bool kMask, bool kWide = true, int W4 = 1,
+          typename Runs = step09::WholeCycles>
 course::Variant rect_knobs(course::ElemType type, const std::string& id, const std::string& what) {
   return rect<step09::RectPlan>(
       type, id, what, "-", "-",
       [](auto* m, const course::Problem& p, step09::RectPlan& plan, cudaStream_t s) {
         using T = std::remove_pointer_t<decltype(m)>;
-        return step09::transpose_inplace_rect<T, K4, kMask, kWide>(m, p.rows, p.cols, plan, s);
+        return step09::transpose_inplace_rect<T, K4, kMask, kWide, W4, Runs>(m, p.rows, p.cols,
+                                                                             plan, s);
       });
 }
 
@@ -161,6 +169,12 @@ inline std::vector<course::Variant> rect_variants(
                                         "rectangle, row tests in the reflection"),
           detail::rect_knobs<31, true, false>(type, "rect-narrow",
                                               "rectangle, 4-byte units in the cycles"),
+          detail::rect_knobs<8, true, false, 4>(type, "rect-512b",
+                                                "rectangle, 512-byte pieces of 4-byte units"),
+          detail::rect_knobs<31, true, true, 1, CutRuns>(type, "rect-cut",
+                                                         "rectangle, cycles cut into runs"),
+          detail::rect_knobs<8, true, true, 4, CutRuns>(type, "rect-cut-512b",
+                                                        "rectangle, runs of 512-byte pieces"),
           general, direct};
 }
 
