@@ -85,43 +85,46 @@ struct RectPlan {
   std::size_t bytes() const { return table.bytes() + saved.bytes() + general.bytes(); }
 };
 
-/// The lesson's cycles, whole: the hook where the lab cuts them into runs, the first `cut` cycles,
-/// each ending on a piece of `saved` (lab/cut_runs.cuh).
-struct WholeCycles {
-  template <bool, int, typename T> static void plan(Cycles&, RectPlan&, const T*, i64) {}
+/// The launcher's knobs at the lesson's values; the lab's variants change them: loads a round
+/// (k4) and units a lane (w4) of the cycle pass in 4-byte units, 16-byte units where rows allow
+/// (wide), the reflection's mask and strip of columns, and a hook on the cycles, where the lab
+/// cuts them into runs: the first `cut` cycles, each ending on a piece of `saved` (cut_runs.cuh).
+struct Knobs {
+  static constexpr int k4 = 31, w4 = 1, strip = 32;
+  static constexpr bool wide = true, mask = true;
+  template <typename K, typename T> static void plan(Cycles&, RectPlan&, const T*, i64) {}
   template <typename U, typename I> static void save(const RectPlan&, const U*, I, cudaStream_t) {}
 };
 
-/// The last pass's units: 16 bytes where the piece and the address allow, else 4 (W4 x 32 a warp).
+/// The last pass's units: 16 bytes where the piece and the address allow, else 4 (w4 x 32 a warp).
 struct Units { bool wide; i64 units, chunks; };
-template <bool kWide, int W4, typename T>
+template <typename K, typename T>
 Units units_of(const T* a, i64 len) {
   const i64 bytes = len * static_cast<i64>(sizeof(T));
-  const bool wide = kWide && bytes % 16 == 0 && reinterpret_cast<std::uintptr_t>(a) % 16 == 0;
-  const i64 units = wide ? bytes / 16 : bytes / 4, run = wide ? 32 : 32 * W4;
+  const bool wide = K::wide && bytes % 16 == 0 && reinterpret_cast<std::uintptr_t>(a) % 16 == 0;
+  const i64 units = wide ? bytes / 16 : bytes / 4, run = wide ? 32 : 32 * K::w4;
   return {wide, units, (units + run - 1) / run};
 }
 
 /// The last pass of either route: pieces of @p len elements along the plan's cycles, 8 loads a
-/// round of 16-byte units, or K4 of W4 4-byte units a lane (31 x 1: the most one window allows;
-/// the lab's knobs: rect-loads16, 16 x 1; rect-narrow, kWide = false; rect-512b, 8 x 4).
-template <typename T, typename Index, int K4, bool kWide, int W4, typename Runs>
+/// round of 16-byte units, or k4 of w4 4-byte units a lane (31 x 1: the most one window allows).
+template <typename T, typename Index, typename K>
 void permute(T* a, i64 len, const RectPlan& plan, cudaStream_t stream) {
   if (plan.cycles == 0) return;  // a square: nothing moves
-  const Units u = units_of<kWide, W4>(a, len);
+  const Units u = units_of<K>(a, len);
   const unsigned blocks = static_cast<unsigned>((plan.cycles * u.chunks + 7) / 8);
   const int* const starts = plan.table.as<int>();
   const int* const order = starts + plan.cycles + 1;
   auto run = [&](auto* x, auto kernel) {  // 16- or 4-byte units
-    Runs::save(plan, x, static_cast<Index>(u.units), stream);
+    K::save(plan, x, static_cast<Index>(u.units), stream);
     kernel<<<blocks, 256, 0, stream>>>(x, u.units, starts, order, plan.cycles, u.chunks,
                                        static_cast<decltype(x)>(plan.saved.get()), plan.cut);
   };
   if (u.wide) return run(reinterpret_cast<uint4*>(a), permute_pieces<uint4, 8, 1, Index>);
-  run(reinterpret_cast<unsigned*>(a), permute_pieces<unsigned, K4, W4, Index>);
+  run(reinterpret_cast<unsigned*>(a), permute_pieces<unsigned, K::k4, K::w4, Index>);
 }
 
-template <typename T, typename Index, int K4, bool kMask, bool kWide, int W4, typename Runs>
+template <typename T, typename Index, typename K>
 void run_route(T* a, const RectShape& s, const RectPlan& plan, cudaStream_t stream) {
   if (plan.route == Route::blocks) {  // pass 1: each c x c square by part 1's tile pairs
     constexpr int kTile = sizeof(T) == 4 ? 64 : 32;  // rows of 256 bytes
@@ -129,18 +132,16 @@ void run_route(T* a, const RectShape& s, const RectPlan& plan, cudaStream_t stre
     const unsigned pairs = tiles * (tiles + 1) / 2, squares = static_cast<unsigned>(s.a * s.b);
     transpose_inplace_pairs<T, kTile, 8><<<squares * pairs, dim3(kTile, 8), 0, stream>>>(
         a, s.n, pairs, s.c, static_cast<unsigned>(s.b));
-    return permute<T, Index, K4, kWide, W4, Runs>(a, s.c, plan, stream);
+    return permute<T, Index, K>(a, s.c, plan, stream);
   }
-  gcd1_rows_and_columns<T, Index, kMask>(a, s, stream);  // passes 1 and 2 (rect_gcd1.cuh)
-  permute<T, Index, K4, kWide, W4, Runs>(a, s.n, plan, stream);
+  gcd1_rows_and_columns<T, Index, K::mask, K::strip>(a, s, stream);  // passes 1, 2 (rect_gcd1.cuh)
+  permute<T, Index, K>(a, s.n, plan, stream);
 }
 
 /// Transposes the rows x cols matrix at @p a in place, into cols x rows: two passes where
 /// gcd >= 32, three where gcd = 1, the general passes otherwise; sides below 2^31, else
-/// cudaErrorInvalidValue. A 1 x N or N x 1 matrix is its own transpose: nothing runs. K4, kMask,
-/// kWide, W4 and Runs are the lab's knobs (permute, reflect_columns_gcd1, WholeCycles).
-template <typename T, int K4 = 31, bool kMask = true, bool kWide = true, int W4 = 1,
-          typename Runs = WholeCycles>
+/// cudaErrorInvalidValue. A 1 x N or N x 1 matrix is its own transpose: nothing runs.
+template <typename T, typename K = Knobs>
 cudaError_t transpose_inplace_rect(T* a, i64 rows, i64 cols, RectPlan& plan,
                                    cudaStream_t stream = nullptr) {
   if (rows < 1 || cols < 1) return cudaErrorInvalidValue;
@@ -158,7 +159,7 @@ cudaError_t transpose_inplace_rect(T* a, i64 rows, i64 cols, RectPlan& plan,
     } else if (plan.route == Route::gcd1) {
       cy = gather_cycles(rows, [&](i64 i) { return row_source(s, i); });
     }
-    Runs::template plan<kWide, W4>(cy, plan, a, plan.route == Route::blocks ? s.c : s.n);
+    K::template plan<K>(cy, plan, a, plan.route == Route::blocks ? s.c : s.n);
     plan.cycles = static_cast<unsigned>(cy.count());
     cy.starts.insert(cy.starts.end(), cy.order.begin(), cy.order.end());  // one table
     plan.table = course::DeviceBuffer(cy.starts.size() * sizeof(int));
@@ -170,9 +171,9 @@ cudaError_t transpose_inplace_rect(T* a, i64 rows, i64 cols, RectPlan& plan,
     return transpose_rect_general(a, rows, cols, plan.general, stream);
   }
   if (rows * cols * static_cast<i64>(sizeof(T) / 4) <= UINT_MAX) {  // 32-bit unit indices
-    run_route<T, unsigned, K4, kMask, kWide, W4, Runs>(a, s, plan, stream);
+    run_route<T, unsigned, K>(a, s, plan, stream);
   } else {
-    run_route<T, std::uint64_t, K4, kMask, kWide, W4, Runs>(a, s, plan, stream);
+    run_route<T, std::uint64_t, K>(a, s, plan, stream);
   }
   return cudaGetLastError();
 }

@@ -70,71 +70,104 @@ __global__ void __launch_bounds__(1024) shuffle_rows_gcd1(T* a, unsigned n, unsi
 }
 
 /// gcd1, pass 2: column j reflected about row j mod m, row i <-> (j - i) mod m. A block owns H
-/// rows of a strip of 32 columns and swaps the pairs whose smaller row lies there (heads()). The
-/// partners lie in a band of H + 31 rows: band row q of lane t is the partner of own row
-/// H - 1 + t - q. A lane reads a diagonal of either array, 33 words apart: 32 banks, no pad.
-/// Which own rows head a pair is tested once per row, into a 64-bit mask per column that the four
-/// loops read (kMask = false tests again at each use: the lab's rect-row-tests). Each loop runs
-/// H / 8 or (H + 38) / 8 times whatever the thread, so the compiler unrolls it whole. Blocks go
-/// along a tile row, strip after strip.
-template <typename T, int H, typename Index, bool kMask = true>
+/// rows of a strip of S columns and swaps the pairs whose smaller row lies there (heads()). The
+/// partners lie in a band of H + S - 1 rows: band row q of column c is the partner of own row
+/// H - 1 + c - q. A warp reads a diagonal of either array, S + 1 words apart: 32 banks, no pad.
+/// Lane t takes columns c = t + 32 u, u < S / 32 (S = 64: the lab's rect-strip64, 256 bytes of a
+/// float32 row per warp). Which own rows head a pair is tested once per row, into a 64-bit mask
+/// per column that the four loops read (kMask = false tests again at each use: the lab's
+/// rect-row-tests). Each loop runs H / 8 or (H + S + 6) / 8 times whatever the thread, so the
+/// compiler unrolls it whole. Blocks go along a tile row, strip after strip.
+template <typename T, int H, typename Index, bool kMask = true, int S = 32>
 __global__ void __launch_bounds__(256)
     reflect_columns_gcd1(T* a, unsigned m, unsigned n, unsigned strips) {
-  static_assert(H <= 64 && H % 8 == 0, "one bit per own row, 8 rows of threads");
-  constexpr int kOwn = H / 8, kBand = (H + 31 + 7) / 8;  // rows per thread; the last may be past
-  __shared__ T own[H][32];
-  __shared__ T band[H + 31][32];
-  __shared__ unsigned long long heads_mask[32];  // bit r: own row r of column j0 + t heads a pair
+  static_assert(H <= 64 && H % 8 == 0 && S % 32 == 0, "a bit per own row, 8 rows of threads");
+  constexpr int kOwn = H / 8, kBand = (H + S - 1 + 7) / 8, kU = S / 32;  // the last may be past
+  __shared__ T own[H][S];
+  __shared__ T band[H + S - 1][S];
+  __shared__ unsigned long long heads_mask[S];  // bit r: own row r of column j0 + c heads a pair
   const unsigned tile = blockIdx.x / strips, strip = blockIdx.x - tile * strips, i0 = tile * H;
-  const unsigned j0 = strip * 32, j0m = j0 % m, j = j0 + threadIdx.x;
-  const unsigned jm = next_row(j0m, threadIdx.x, m);  // j mod m, the column's centre
+  const unsigned j0 = strip * S, j0m = j0 % m;
   const int t = threadIdx.x, y = threadIdx.y;
-  auto test = [&](int r) { return j < n && i0 + r < m && heads(i0 + r, jm, m); };
-  if (y == 0) heads_mask[t] = 0;
-  __syncthreads();
-  unsigned long long bits = 0;  // this thread's own rows
+  unsigned jm[kU];  // j mod m, the centre of column c = t + 32 u
 #pragma unroll
-  for (int k = 0, r = y; k < kOwn; ++k, r += 8) {
-    bits |= static_cast<unsigned long long>(test(r)) << r;
-  }
-  if (kMask && bits) atomicOr(&heads_mask[t], bits);
-  if (!__syncthreads_or(bits != 0)) return;  // about half the blocks: their rows are all partners
-  const unsigned long long mask = heads_mask[t];
-  auto head = [&](int r) { return kMask ? (mask >> r & 1) != 0 : test(r); };  // 0 <= r < H
-  auto partner = [&](int q) {  // band row q of this column is a partner (q >= H + 31: r < 0)
-    const int r = H - 1 + t - q;
-    return r >= 0 && r < H && head(r);
+  for (int u = 0; u < kU; ++u) jm[u] = next_row(j0m, t + 32 * u, m);
+  auto test = [&](int u, int r) {
+    return j0 + t + 32 * u < n && i0 + r < m && heads(i0 + r, jm[u], m);
   };
-  auto at = [&](unsigned row) -> T& { return a[static_cast<Index>(row) * n + j]; };
+  if (y == 0) {
+    for (int u = 0; u < kU; ++u) heads_mask[t + 32 * u] = 0;
+  }
+  __syncthreads();
+  bool any = false;  // this thread's own rows head a pair
+#pragma unroll
+  for (int u = 0; u < kU; ++u) {
+    unsigned long long bits = 0;
+#pragma unroll
+    for (int k = 0, r = y; k < kOwn; ++k, r += 8) {
+      bits |= static_cast<unsigned long long>(test(u, r)) << r;
+    }
+    if (kMask && bits) atomicOr(&heads_mask[t + 32 * u], bits);
+    any |= bits != 0;
+  }
+  if (!__syncthreads_or(any)) return;  // about half the blocks: their rows are all partners
+  unsigned long long mask[kU];
+#pragma unroll
+  for (int u = 0; u < kU; ++u) mask[u] = heads_mask[t + 32 * u];
+  auto head = [&](int u, int r) { return kMask ? (mask[u] >> r & 1) != 0 : test(u, r); };
+  auto partner = [&](int u, int q) {  // band row q of column t + 32 u is a partner (or r < 0)
+    const int r = H - 1 + t + 32 * u - q;
+    return r >= 0 && r < H && head(u, r);
+  };
+  auto at = [&](unsigned row, int u) -> T& {
+    return a[static_cast<Index>(row) * n + j0 + t + 32 * u];
+  };
   const unsigned first = next_row(band_base(j0m, i0, H, m), y, m);
 #pragma unroll
   for (int k = 0, r = y; k < kOwn; ++k, r += 8) {
-    if (head(r)) __pipeline_memcpy_async(&own[r][t], &at(i0 + r), sizeof(T));
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      if (head(u, r)) __pipeline_memcpy_async(&own[r][t + 32 * u], &at(i0 + r, u), sizeof(T));
+    }
   }
   unsigned row = first;
 #pragma unroll
   for (int k = 0, q = y; k < kBand; ++k, q += 8, row = next_row(row, 8, m)) {
-    if (partner(q)) __pipeline_memcpy_async(&band[q][t], &at(row), sizeof(T));
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      if (partner(u, q)) __pipeline_memcpy_async(&band[q][t + 32 * u], &at(row, u), sizeof(T));
+    }
   }
   __pipeline_commit();
   __pipeline_wait_prior(0);
   __syncthreads();  // every element this block overwrites is in shared memory
 #pragma unroll
   for (int k = 0, r = y; k < kOwn; ++k, r += 8) {
-    if (head(r)) at(i0 + r) = band[H - 1 + t - r][t];
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      if (head(u, r)) at(i0 + r, u) = band[H - 1 + t + 32 * u - r][t + 32 * u];
+    }
   }
   row = first;
 #pragma unroll
   for (int k = 0, q = y; k < kBand; ++k, q += 8, row = next_row(row, 8, m)) {
-    if (partner(q)) at(row) = own[H - 1 + t - q][t];
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      if (partner(u, q)) at(row, u) = own[H - 1 + t + 32 * u - q][t + 32 * u];
+    }
   }
 }
 
-constexpr int kReflectRows = 64;  // own rows of one block of the reflection (band: + 31)
+/// Own rows of one block of the reflection: 64 in strips of 32 columns, 48 in the lab's strips
+/// of 64 (float32: 40 KB of shared memory with the band).
+template <int S>
+constexpr int kReflectRows = S == 32 ? 64 : 48;
 
-/// Passes 1 and 2 of an m x n matrix with gcd(m, n) = 1 whose rows fit in shared memory.
-template <typename T, typename Index, bool kMask>
+/// Passes 1 and 2 of an m x n matrix with gcd(m, n) = 1 whose rows fit in shared memory; the
+/// reflection in strips of S columns (4-byte types; 32 for wider ones).
+template <typename T, typename Index, bool kMask, int kStrip = 32>
 void gcd1_rows_and_columns(T* a, const RectShape& s, cudaStream_t stream) {
+  constexpr int S = sizeof(T) == 4 ? kStrip : 32, H = kReflectRows<S>;
   const unsigned m = static_cast<unsigned>(s.m), n = static_cast<unsigned>(s.n);
   const std::size_t row_bytes = n * sizeof(T);
   const int threads = n < 256 ? (n + 31) / 32 * 32 : row_bytes > 64 * 1024 ? 1024 : 256;
@@ -142,8 +175,8 @@ void gcd1_rows_and_columns(T* a, const RectShape& s, cudaStream_t stream) {
                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(row_bytes)));
   shuffle_rows_gcd1<T, Index><<<m, threads, row_bytes, stream>>>(a, n, static_cast<unsigned>(s.k));
-  const unsigned tiles_down = (m + kReflectRows - 1) / kReflectRows, strips = (n + 31) / 32;
-  reflect_columns_gcd1<T, kReflectRows, Index, kMask>
+  const unsigned tiles_down = (m + H - 1) / H, strips = (n + S - 1) / S;
+  reflect_columns_gcd1<T, H, Index, kMask, S>
       <<<tiles_down * strips, dim3(32, 8), 0, stream>>>(a, m, n, strips);
 }
 

@@ -221,20 +221,21 @@ void shuffle_on_host(Matrix& a, const step09::RectShape& s, unsigned B) {
   }
 }
 
-/// gcd1's pass 2 as reflect_columns_gcd1 runs it with H own rows per block, each block's loads
-/// before its stores; checks too that no element is handled by two blocks.
-void reflect_on_host(Matrix& a, i64 m64, i64 n64, int H) {
+/// gcd1's pass 2 as reflect_columns_gcd1 runs it with H own rows per block in strips of S
+/// columns, each block's loads before its stores; checks too that no element is handled by two
+/// blocks.
+void reflect_on_host(Matrix& a, i64 m64, i64 n64, int H, int S = 32) {
   using step09::next_row;
   const unsigned m = static_cast<unsigned>(m64), n = static_cast<unsigned>(n64);
-  const unsigned tiles_down = (m + H - 1) / H, strips = (n + 31) / 32;
+  const unsigned tiles_down = (m + H - 1) / H, strips = (n + S - 1) / S;
   std::vector<char> handled(a.size(), 0);
-  Matrix own(static_cast<std::size_t>(H) * 32), band(static_cast<std::size_t>(H + 31) * 32);
+  Matrix own(static_cast<std::size_t>(H) * S), band(static_cast<std::size_t>(H + S - 1) * S);
   for (unsigned block = 0; block < tiles_down * strips; ++block) {
     const unsigned tile = block / strips, strip = block - tile * strips;
-    const unsigned i0 = tile * H, j0 = strip * 32, j0m = j0 % m;
+    const unsigned i0 = tile * H, j0 = strip * S, j0m = j0 % m;
     const unsigned base = step09::band_base(j0m, i0, H, m);
     for (int pass = 0; pass < 2; ++pass) {  // 0: the loads, 1: the stores after the barrier
-      for (int t = 0; t < 32; ++t) {
+      for (int t = 0; t < S; ++t) {  // column t of the strip
         const unsigned j = j0 + t, jm = next_row(j0m, t, m);
         auto mine = [&](int r) {
           return j < n && r >= 0 && r < H && i0 + r < m && step09::heads(i0 + r, jm, m);
@@ -244,23 +245,23 @@ void reflect_on_host(Matrix& a, i64 m64, i64 n64, int H) {
             if (!mine(r)) continue;
             i64& at = a[(i0 + r) * n64 + j];
             if (pass == 0) {
-              own[r * 32 + t] = at;
+              own[r * S + t] = at;
               ASSERT_EQ(handled[&at - a.data()]++, 0) << "handled twice: " << m << " x " << n;
             } else {
-              at = band[(H - 1 + t - r) * 32 + t];
+              at = band[(H - 1 + t - r) * S + t];
             }
           }
           unsigned row = next_row(base, ty, m);
-          for (int q = ty; q < H + 31; q += 8, row = next_row(row, 8, m)) {
+          for (int q = ty; q < H + S - 1; q += 8, row = next_row(row, 8, m)) {
             const int r = H - 1 + t - q;
             if (!mine(r)) continue;
             ASSERT_EQ(row, step09_test::reflect(jm, i0 + r, m)) << m << " x " << n << " H " << H;
             i64& at = a[row * n64 + j];
             if (pass == 0) {
-              band[q * 32 + t] = at;
+              band[q * S + t] = at;
               ASSERT_EQ(handled[&at - a.data()]++, 0) << "handled twice: " << m << " x " << n;
             } else {
-              at = own[r * 32 + t];
+              at = own[r * S + t];
             }
           }
         }
@@ -269,12 +270,13 @@ void reflect_on_host(Matrix& a, i64 m64, i64 n64, int H) {
   }
 }
 
-/// The gcd1 route: shuffle, reflection, row cycles (cut as in blocks_on_host).
-Matrix gcd1_on_host(i64 m, i64 n, unsigned B, int H, int K, int most = 0) {
+/// The gcd1 route: shuffle, reflection in strips of S columns, row cycles (cut as in
+/// blocks_on_host).
+Matrix gcd1_on_host(i64 m, i64 n, unsigned B, int H, int K, int most = 0, int S = 32) {
   const step09::RectShape s = step09::rect_shape(m, n);
   Matrix a = iota(m, n);
   shuffle_on_host(a, s, B);
-  reflect_on_host(a, m, n, H);
+  reflect_on_host(a, m, n, H, S);
   auto src = [&](i64 i) { return step09::row_source(s, i); };
   const Cycles cy = step09::gather_cycles(m, src);
   EXPECT_TRUE(cycles_follow(cy, m, src)) << m << " x " << n;
@@ -299,11 +301,14 @@ TEST(CpuStep09Routes, Gcd1RouteTransposesEveryShapeUpTo40) {
     for (i64 n = 2; n <= 40; ++n) {
       if (std::gcd(m, n) != 1) continue;
       for (unsigned B : {1u, 3u, 32u})
-        for (int H : {step09::kReflectRows, 4, 8}) {
+        for (int H : {step09::kReflectRows<32>, 4, 8}) {
           ASSERT_TRUE(is_transpose(gcd1_on_host(m, n, B, H, 16), m, n)) << "B " << B << " H " << H;
         }
       for (int most : {1, 2, 5}) {
         ASSERT_TRUE(is_transpose(gcd1_on_host(m, n, 32, 8, 2, most), m, n)) << "most " << most;
+      }
+      for (int H : {step09::kReflectRows<64>, 8}) {  // the lab's strips of 64 columns
+        ASSERT_TRUE(is_transpose(gcd1_on_host(m, n, 32, H, 16, 0, 64), m, n)) << "H " << H;
       }
     }
 }
@@ -315,7 +320,9 @@ TEST(CpuStep09Routes, RoutesTransposeLargerShapes) {
   }
   for (const Shape& s : std::vector<Shape>{{97, 61}, {63, 65}, {257, 511}, {4, 1031}, {1031, 4},
                                            {123, 4567}, {200, 3}, {511, 256}}) {
-    ASSERT_TRUE(is_transpose(gcd1_on_host(s.rows, s.cols, 256, step09::kReflectRows, 16),
+    ASSERT_TRUE(is_transpose(gcd1_on_host(s.rows, s.cols, 256, step09::kReflectRows<32>, 16),
+                             s.rows, s.cols));
+    ASSERT_TRUE(is_transpose(gcd1_on_host(s.rows, s.cols, 256, step09::kReflectRows<64>, 16, 0, 64),
                              s.rows, s.cols));
   }
 }
@@ -351,7 +358,7 @@ TEST(CpuStep09Routes, Gcd1SampledOutputsPast2To31Elements) {
     ASSERT_EQ(step09::choose_route(m, n, 4, kH100SharedLimit), Route::gcd1) << m << "x" << n;
     auto src = [&](i64 i) { return step09::row_source(s, i); };
     ASSERT_TRUE(cycles_follow(step09::gather_cycles(m, src), m, src));
-    const int H = step09::kReflectRows;
+    const int H = step09::kReflectRows<32>;
     for (i64 k = 0; k < 20000; ++k) {
       const i64 at = (k * 2654435761LL) % (m * n);
       const i64 j = at % n;

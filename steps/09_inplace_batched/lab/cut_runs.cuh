@@ -3,8 +3,8 @@
 // warps: at 8191 x 4097, 18 cycles of 455 rows give 2,322 warps, a quarter of what the GPU holds.
 // Cut into runs, each run's last write needs the old value of the row after it, which another
 // warp overwrites: that row is saved first, one row of scratch per run, and the lesson's kernel
-// (../inplace_rect.cuh, permute_pieces) ends the run on it. The hook CutRuns plugs into the
-// lesson's launcher as its Runs.
+// (../inplace_rect.cuh, permute_pieces) ends the run on it. CutRuns is the lesson's Knobs with
+// this hook.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -52,11 +52,11 @@ __global__ void save_tails(U* saved, const U* a, Index len, const int* tails) {
   if (e < len) saved[blockIdx.y * len + e] = a[static_cast<Index>(tails[blockIdx.y]) * len + e];
 }
 
-/// The lesson's Runs hook: where cycles x chunks warps would not fill the GPU (64 warps an SM),
-/// cycles cut into runs of moved x chunks / wanted pieces, at least 16; the tails follow the
-/// table's order, and the saved rows take a piece each.
-struct CutRuns {
-  template <bool kWide, int W4, typename T>
+/// The lesson's knobs with its hook on the cycles: where cycles x chunks warps would not fill the
+/// GPU (64 warps an SM), cycles cut into runs of moved x chunks / wanted pieces, at least 16; the
+/// tails follow the table's order, and the saved rows take a piece each.
+struct CutRuns : step09::Knobs {
+  template <typename K, typename T>
   static void plan(step09::Cycles& cy, step09::RectPlan& plan, const T* a, i64 len) {
     plan.cut = 0;
     plan.saved = course::DeviceBuffer();
@@ -64,7 +64,7 @@ struct CutRuns {
     int device = 0, sms = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const i64 chunks = step09::units_of<kWide, W4>(a, len).chunks, wanted = 64LL * sms;
+    const i64 chunks = step09::units_of<K>(a, len).chunks, wanted = 64LL * sms;
     if (cy.count() * chunks >= wanted) return;
     const i64 moved = static_cast<i64>(cy.order.size());
     CutCycles cut = cut_cycles(cy, static_cast<int>(std::max<i64>(16, moved * chunks / wanted)));

@@ -11,14 +11,15 @@
 // A rectangle (--rows != --cols) gets the rectangle's variants instead, the lesson's first, in
 // float32 or float64:
 //   rectangle, two or three passes             the lesson's routes (../inplace_rect.cuh)
-//   rectangle, 16 loads a round in the cycles  the same, fewer loads in flight (its knob K4)
-//   rectangle, row tests in the reflection     the same, no mask of rows (its knob kMask)
+//   rectangle, 16 loads a round in the cycles  the same, fewer loads in flight (its knob k4)
+//   rectangle, row tests in the reflection     the same, no mask of rows (its knob mask)
 //   rectangle, 4-byte units in the cycles      the same, 128-byte pieces even where rows allow
-//                                              16-byte units (its knob kWide)
-//   rectangle, 512-byte pieces of 4-byte units the same, 4 units a lane (its knob W4)
+//                                              16-byte units (its knob wide)
+//   rectangle, 512-byte pieces of 4-byte units the same, 4 units a lane (its knob w4)
 //   rectangle, cycles cut into runs            the same, more warps: a saved piece a run (its
-//                                              hook Runs, cut_runs.cuh)
+//                                              hook on the cycles, cut_runs.cuh)
 //   rectangle, runs of 512-byte pieces         both
+//   rectangle, the same in strips of 64 columns and the reflection 64 columns wide (float32)
 //   rectangle, general passes                  the baseline, any gcd (../rect_general.cuh)
 //   rectangle, general, reflections in place   its reflections without shared memory
 //                                              (rect_direct.cuh)
@@ -53,9 +54,9 @@ inline course::StepInfo info() {
       "(float32 only).\n"
       "A rectangle (--rows != --cols) runs the lesson's two or three passes, the same with\n"
       "other values of their knobs (16 loads a round, no mask of rows, 4-byte units in the\n"
-      "cycles, 512-byte pieces of them, cycles cut into runs), the general passes (four or\n"
-      "five, any shape: the baseline) and the same general passes with their column\n"
-      "reflections done without shared memory (float64 too).";
+      "cycles, 512-byte pieces of them, cycles cut into runs, reflection strips of 64\n"
+      "columns), the general passes (four or five, any shape: the baseline) and the same\n"
+      "general passes with their column reflections done without shared memory (float64 too).";
   step.types = {course::ElemType::f32, course::ElemType::f64};
   step.cublas_reference = true;
   return step;
@@ -114,17 +115,21 @@ course::Variant rect(course::ElemType type, const std::string& id, const std::st
   return v;
 }
 
-/// The lesson's rectangle with other values of its knobs (../inplace_rect.cuh's template
-/// parameters).
-template <int K4, bool kMask, bool kWide = true, int W4 = 1,
-          typename Runs = step09::WholeCycles>
+/// The lesson's rectangle with other values of its knobs (../inplace_rect.cuh's Knobs).
+struct Loads16 : step09::Knobs { static constexpr int k4 = 16; };
+struct RowTests : step09::Knobs { static constexpr bool mask = false; };
+struct Narrow : step09::Knobs { static constexpr bool wide = false; };
+struct Pieces512 : Narrow { static constexpr int k4 = 8, w4 = 4; };
+struct Cut512 : CutRuns { static constexpr int k4 = 8, w4 = 4; };
+struct Strip64 : Cut512 { static constexpr int strip = 64; };
+
+template <typename K>
 course::Variant rect_knobs(course::ElemType type, const std::string& id, const std::string& what) {
   return rect<step09::RectPlan>(
       type, id, what, "-", "-",
       [](auto* m, const course::Problem& p, step09::RectPlan& plan, cudaStream_t s) {
         using T = std::remove_pointer_t<decltype(m)>;
-        return step09::transpose_inplace_rect<T, K4, kMask, kWide, W4, Runs>(m, p.rows, p.cols,
-                                                                             plan, s);
+        return step09::transpose_inplace_rect<T, K>(m, p.rows, p.cols, plan, s);
       });
 }
 
@@ -163,18 +168,19 @@ inline std::vector<course::Variant> rect_variants(
         return transpose_rect_direct(m, p.rows, p.cols, plan, s);
       });
   return {control,
-          detail::rect_knobs<16, true>(type, "rect-loads16",
-                                       "rectangle, 16 loads a round in the cycles"),
-          detail::rect_knobs<31, false>(type, "rect-row-tests",
-                                        "rectangle, row tests in the reflection"),
-          detail::rect_knobs<31, true, false>(type, "rect-narrow",
-                                              "rectangle, 4-byte units in the cycles"),
-          detail::rect_knobs<8, true, false, 4>(type, "rect-512b",
+          detail::rect_knobs<detail::Loads16>(type, "rect-loads16",
+                                              "rectangle, 16 loads a round in the cycles"),
+          detail::rect_knobs<detail::RowTests>(type, "rect-row-tests",
+                                               "rectangle, row tests in the reflection"),
+          detail::rect_knobs<detail::Narrow>(type, "rect-narrow",
+                                             "rectangle, 4-byte units in the cycles"),
+          detail::rect_knobs<detail::Pieces512>(type, "rect-512b",
                                                 "rectangle, 512-byte pieces of 4-byte units"),
-          detail::rect_knobs<31, true, true, 1, CutRuns>(type, "rect-cut",
-                                                         "rectangle, cycles cut into runs"),
-          detail::rect_knobs<8, true, true, 4, CutRuns>(type, "rect-cut-512b",
-                                                        "rectangle, runs of 512-byte pieces"),
+          detail::rect_knobs<CutRuns>(type, "rect-cut", "rectangle, cycles cut into runs"),
+          detail::rect_knobs<detail::Cut512>(type, "rect-cut-512b",
+                                             "rectangle, runs of 512-byte pieces"),
+          detail::rect_knobs<detail::Strip64>(type, "rect-strip64",
+                                              "rectangle, the same in strips of 64 columns"),
           general, direct};
 }
 

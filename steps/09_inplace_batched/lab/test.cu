@@ -145,8 +145,8 @@ std::vector<Variant> from_args(const std::vector<std::string>& args) {
 
 TEST(CpuStep09LabOptions, CommandLineContract) {
   using course::UsageError;
-  EXPECT_EQ(from_args({"--rows", "8191", "--cols", "8192"}).size(), 9u);  // the rectangle's
-  EXPECT_EQ(from_args({"--rows", "8191", "--cols", "8192", "--type", "f64"}).size(), 9u);
+  EXPECT_EQ(from_args({"--rows", "8191", "--cols", "8192"}).size(), 10u);  // the rectangle's
+  EXPECT_EQ(from_args({"--rows", "8191", "--cols", "8192", "--type", "f64"}).size(), 10u);
   EXPECT_THROW(from_args({"--rows", "2", "--cols", "3000000000"}), UsageError);
   EXPECT_THROW(from_args({"--rows", "64", "--cols", "64", "--batch", "2"}), UsageError);
   EXPECT_THROW(from_args({"--type", "f64"}), UsageError);
