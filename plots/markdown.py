@@ -168,6 +168,9 @@ NUM_START = re.compile(r"<!--\s*/?num\b")
 # The prose lint: a decimal followed by % or any number followed by GB/s is a measured number.
 LINT_PERCENT = re.compile(r"(?<![\w.])\d[\d,]*\.\d+\s*%")
 LINT_GBPS = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s*GB/s")
+# A line whose text, as the site shows it (comments hidden), opens with a whole number and ". "
+# or ") ": the site's Markdown makes it a numbered list item, even inside a paragraph.
+OPENS_AS_LIST = re.compile(r"\s*(?:[-*+]\s+)?\d{1,9}[.)](?:\s|$)")
 
 
 class MarkerError(Exception):
@@ -293,6 +296,10 @@ def rewrite(text, render, render_num=None):
             findings.extend(Finding(number, e) for e in errors)
             if new != line:
                 changed.append((number, line, new))
+        if NUM_START.match(new.lstrip("-*+ \t")) and OPENS_AS_LIST.match(LINE_COMMENT.sub("", new)):
+            findings.append(Finding(number, "a num marker opens the line and '.' or ')' follows "
+                                            "its number: the site shows a numbered list; put a "
+                                            "word before the marker"))
         for found in lint_line(new, covered):
             findings.append(Finding(number, f"'{found}' typed in prose: type measured numbers "
                                             "through a num marker (plots/README.md)", lint=True))

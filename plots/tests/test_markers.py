@@ -150,6 +150,18 @@ class Numbers(unittest.TestCase):
                 self.assertIn("steps/01_naive/README.md:1:", err)
                 self.assertIn(why, err)
 
+    def test_a_marker_that_opens_a_line_before_a_full_stop_is_an_error(self):
+        marker = "<!-- num step=step07 id=columns shape=8192x8192 col=gbps -->2811<!-- /num -->"
+        for line, bad in ((f"{marker}. The next sentence", True),
+                          (f"  - {marker}) and more", True),
+                          (f"{marker}.5 is a decimal, {marker}.", False),
+                          (f"It reads {marker}. Then", False),
+                          (f"{marker} GB/s. Then", False)):
+            with self.subTest(line=line):
+                code, _, err = self.make(line).run()
+                self.assertEqual(code, 1 if bad else 0, err)
+                self.assertEqual("the site shows a numbered list" in err, bad, err)
+
     def test_markers_in_code_are_examples(self):
         repo = self.make("Write `<!-- num step=step07 kernel=tile64 shape=1x1 -->9<!-- /num -->` "
                          "like so.\n```\n<!-- num step=nothing -->1<!-- /num -->\n```\n")
