@@ -87,8 +87,8 @@ struct RectPlan {
 
 /// The launcher's knobs at the lesson's values; the lab's variants change them: loads a round
 /// (k4) and units a lane (w4) of the cycle pass in 4-byte units, 16-byte units where rows allow
-/// (wide), the reflection's mask and strip of columns, and a hook on the cycles, where the lab
-/// cuts them into runs: the first `cut` cycles, each ending on a piece of `saved` (cut_runs.cuh).
+/// (wide), the reflection's mask and strip of columns, and a hook on the cycles, where
+/// lab/cut_runs.cuh cuts them into runs (the first `cut` cycles, each ending on `saved`).
 struct Knobs {
   static constexpr int k4 = 31, w4 = 1, strip = 32;
   static constexpr bool wide = true, mask = true;
