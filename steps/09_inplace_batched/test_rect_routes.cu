@@ -161,10 +161,14 @@ template <typename Src>
 }
 
 /// The last pass as permute_pieces runs it: per cycle and element of a piece, K rows read ahead
-/// of the K written, x0's value kept for the end; the lab's cut runs (the first tails.size()
-/// cycles) end on their tails' values, saved before anything moves.
-void permute_on_host(Matrix& a, i64 len, const Cycles& cy, int K,
-                     const std::vector<int>& tails = {}) {
+/// of the K written, x0's value kept for the end. With @p most, cycles longer than that are cut
+/// into runs first (the lab's CutRuns): a cut run ends on its tail's value, saved before anything
+/// moves.
+void permute_on_host(Matrix& a, i64 len, const Cycles& whole, int K, int most = 0) {
+  const step09_lab::CutCycles cut =
+      most ? step09_lab::cut_cycles(whole, most) : step09_lab::CutCycles{whole, {}};
+  const Cycles& cy = cut.runs;
+  const std::vector<int>& tails = cut.tails;
   std::vector<i64> v(static_cast<std::size_t>(K));
   Matrix saved;
   for (int tail : tails) saved.insert(saved.end(), &a[tail * len], &a[tail * len] + len);
@@ -196,9 +200,7 @@ Matrix blocks_on_host(i64 m, i64 n, int K, int most = 0) {
   auto src = [&](i64 p) { return step09::piece_source(p, s.a, s.b, s.c); };
   const Cycles cy = step09::gather_cycles(s.a * s.b * s.c, src);
   EXPECT_TRUE(cycles_follow(cy, s.a * s.b * s.c, src)) << m << " x " << n;
-  if (most == 0) return permute_on_host(a, s.c, cy, K), a;
-  const step09_lab::CutCycles cut = step09_lab::cut_cycles(cy, most);
-  permute_on_host(a, s.c, cut.runs, K, cut.tails);
+  permute_on_host(a, s.c, cy, K, most);
   return a;
 }
 
@@ -280,9 +282,7 @@ Matrix gcd1_on_host(i64 m, i64 n, unsigned B, int H, int K, int most = 0, int S 
   auto src = [&](i64 i) { return step09::row_source(s, i); };
   const Cycles cy = step09::gather_cycles(m, src);
   EXPECT_TRUE(cycles_follow(cy, m, src)) << m << " x " << n;
-  if (most == 0) return permute_on_host(a, n, cy, K), a;
-  const step09_lab::CutCycles cut = step09_lab::cut_cycles(cy, most);
-  permute_on_host(a, n, cut.runs, K, cut.tails);
+  permute_on_host(a, n, cy, K, most);
   return a;
 }
 

@@ -19,7 +19,9 @@
 //   rectangle, cycles cut into runs            the same, more warps: a saved piece a run (its
 //                                              hook on the cycles, cut_runs.cuh)
 //   rectangle, runs of 512-byte pieces         both
-//   rectangle, the same in strips of 64 columns and the reflection 64 columns wide (float32)
+//   rectangle, the same in strips of 64 columns
+//                                              both, and the reflection 64 columns wide
+//                                              (float32; its knob strip)
 //   rectangle, general passes                  the baseline, any gcd (../rect_general.cuh)
 //   rectangle, general, reflections in place   its reflections without shared memory
 //                                              (rect_direct.cuh)
@@ -31,10 +33,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "cut_runs.cuh"
 #include "errors.hpp"
 #include "harness.cuh"
 #include "inplace.cuh"
-#include "cut_runs.cuh"
 #include "rect_direct.cuh"
 #include "register_pairs.cuh"
 #include "sector_pairs.cuh"
